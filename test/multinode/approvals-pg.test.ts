@@ -15,12 +15,14 @@
 import pg from 'pg';
 import t from 'tap';
 import { call } from '../helpers/http.js';
-import { ok, type TestContext } from '../helpers/cli.js';
-import { tempDir } from '../helpers/scratch-dir.js';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
+import { approvalsSet } from '../../src/approvals/policy-commands.js';
+import { orgAddMember, userCreate } from '../../src/orgs/org-commands.js';
+import type { TestContext } from '../helpers/cli.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { pollUntil } from '../helpers/poll.js';
-import { changeLog, cli, seedWithConsole, startReadyNodes } from './support.js';
+import { changeLog, cli, seedInProcess, startReadyNodes, writeInProcess } from './support.js';
 
 const cluster = await sharedPostgres();
 t.teardown(() => cluster.destroy());
@@ -37,13 +39,15 @@ t.test('two approvers on two nodes at once', async (t) => {
   const url = await cluster.newDatabase();
   const database = new URL(url).pathname.slice(1);
   const db = ['--database', url];
-  const seeded = await seedWithConsole(t, url);
-  const console = tempDir(t);
-  const admin = async (email: string) => {
-    const user = await ok(t, console, ['user', 'create', '--email', email, ...db]);
-    await ok(t, console, ['org', 'add-member', seeded.orgId, user.id, '--role', 'admin', ...db]);
-    return user.id as string;
-  };
+  const seeded = await seedInProcess(t, url);
+  // The console's `user create`, `org add-member` and `approvals set`, in this process (writeInProcess):
+  // setup, where a console process per command cost more CPU than the nodes.
+  const admin = (email: string) =>
+    writeInProcess(t, url, (w) => {
+      const user = userCreate(w, { email }, Date.now());
+      orgAddMember(w, { orgId: seeded.orgId, userId: user.id, role: 'admin', principal: kOperator }, Date.now());
+      return user.id;
+    });
   const approvers = [seeded.ownerId, await admin('first@acme.test'), await admin('second@acme.test')];
   // The checks below poll both nodes' Management API until they catch up: not a test of its rate limit.
   // The races hold PostgreSQL's revision lock until every writer waits for it, which on a busy machine
@@ -51,7 +55,9 @@ t.test('two approvers on two nodes at once', async (t) => {
   // kTestWriteTimeout) is what the nodes and the approving commands have.
   const nodes = (await startReadyNodes(t, url, 2, { FLAGWIRE_RATE_LIMIT: '1000000' })) as [TestServer, TestServer];
   const policy = (required: number) =>
-    ok(t, console, ['approvals', 'set', seeded.projectId, '--required', String(required), '--as', seeded.ownerId, ...db]);
+    writeInProcess(t, url, (w) =>
+      approvalsSet(w, { projectId: seeded.projectId, env: null, required, principal: principalOf(seeded.ownerId) }, Date.now()),
+    );
 
   /** A change request for the flag (its traffic percentage to `percentage`), opened on node A and seen on B. */
   async function requestOn(t: TestContext, percentage: number): Promise<string> {

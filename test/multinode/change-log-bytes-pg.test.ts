@@ -17,7 +17,7 @@ import { pollUntil } from '../helpers/poll.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { kUnlimited } from '../reliability/support.js';
-import { pgRevisions, seedWithConsole, startNode, startReadyNodes, waitReady } from './support.js';
+import { pgRevisions, seededDatabase, startNode, startReadyNodes, waitReady } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -43,8 +43,7 @@ async function logUsage(database: string): Promise<{ revisions: number; oldest: 
 
 /** A seeded database and two ready nodes on it, with `env`; `api` calls one with the seeded write token. */
 async function twoNodes(t: TestContext, env: Record<string, string>) {
-  const url = await pg.newDatabase();
-  const seeded = await seedWithConsole(t, url);
+  const { url, seeded } = await seededDatabase(t, pg);
   const [a, b] = (await startReadyNodes(t, url, 2, env)) as [TestServer, TestServer];
   const api = (node: TestServer, method: string, path: string, body?: unknown) =>
     call(node.baseUrl, method, path, { token: seeded.secret, body });
@@ -140,9 +139,8 @@ t.test('the log is bounded by bytes; a node behind what is left gets a whole cop
 });
 
 t.test("a database of schema 1 is migrated: its log's bytes counted, then kept counted", async (t) => {
-  const url = await pg.newDatabase();
+  const { url, seeded } = await seededDatabase(t, pg);
   const database = new URL(url).pathname.slice(1);
-  const seeded = await seedWithConsole(t, url);
   // Back to schema 1: no byte count, and migration 2 not applied.
   await pg.admin(database, 'ALTER TABLE flagwire_meta DROP COLUMN change_bytes');
   await pg.admin(database, 'DELETE FROM flagwire_migrations WHERE version = 2');

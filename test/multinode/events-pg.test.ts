@@ -33,9 +33,21 @@ import { sharedPostgres, startPostgres, type TestDatabases } from '../helpers/po
 import type { TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestServer } from '../helpers/server.js';
-import { cli, type Seeded, seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
+import {
+  cli,
+  projectInTransaction,
+  type Seeded,
+  seededDatabase,
+  startNode,
+  startReadyNodes,
+  until,
+  waitReady,
+  writeInProcess,
+} from './support.js';
 
 const pg = await sharedPostgres();
+/** The file's own test, where what outlives one test is torn down. */
+const root = t;
 t.teardown(() => pg.destroy());
 
 /** An event as a client sends it, and as it counts. */
@@ -63,27 +75,41 @@ interface World {
   projectId: string;
 }
 
-/**
- * The console's seed of the shared cluster's worlds, made once and copied for each (PostgreSQL copies a
- * template database's files): the six commands took 6-7 s of each world's 11-15 s at a load of 15.
- */
-let seed: Promise<{ database: string; seeded: Seeded }> | null = null;
-
-/** A new database of `databases` holding the console's seed (a copy of the shared cluster's one), and the seed. */
-async function seededDatabase(t: TestContext, databases: TestDatabases): Promise<{ url: string; seeded: Seeded }> {
-  if (databases !== pg) {
-    const url = await databases.newDatabase();
-    return { url, seeded: await seedWithConsole(t, url) };
-  }
-  seed ??= pg.newDatabase().then(async (url) => ({ database: new URL(url).pathname.slice(1), seeded: await seedWithConsole(t, url) }));
-  const { database, seeded } = await seed;
-  return { url: await pg.newDatabase(database), seeded };
-}
-
 /** Two nodes on a new database (of the shared cluster, unless given another); the two flags running their experiments; a client key both nodes accept for them. */
 async function world(t: TestContext, env: Record<string, string> = {}, databases: TestDatabases = pg): Promise<World> {
   const { url, seeded } = await seededDatabase(t, databases);
-  const nodes = await startReadyNodes(t, url, 2, env);
+  return experiments(url, await startReadyNodes(t, url, 2, env), seeded);
+}
+
+/**
+ * The two nodes of the tests that need nothing of their own (no setting, no node stopped, no clock
+ * moved), started once for all of them and stopped at the file's end: a pair of nodes is most of a
+ * world's CPU. Of the database-wide counts (usage()), only the raw events' must be one test's: the raw
+ * events test is the only one of them whose project keeps raw events.
+ */
+let defaultNodes: Promise<{ url: string; nodes: TestServer[]; seeded: Seeded }> | null = null;
+let projects = 0;
+
+/**
+ * A world on the default nodes, in a project of its own (made by the console), so that no test sees
+ * another's events or statistics: those are the project's.
+ */
+async function projectWorld(t: TestContext): Promise<World> {
+  defaultNodes ??= seededDatabase(t, pg).then(async ({ url, seeded }) => ({ url, seeded, nodes: await startReadyNodes(root, url, 2) }));
+  const { url, nodes, seeded } = await defaultNodes;
+  // Three console processes cost about what the shared nodes save: the project is made in this process.
+  const project = await writeInProcess(t, url, (w) => projectInTransaction(w, seeded, `Shop ${++projects}`));
+  // Written beside the nodes, not through them: each node's copy is brought up to PostgreSQL's revision.
+  const revision = Number(
+    (await pg.admin<{ revision: string }>(new URL(url).pathname.slice(1), 'SELECT revision FROM flagwire_meta')).rows[0]!.revision,
+  );
+  for (const node of nodes)
+    await until(async () => (await waitReady(node)).replica.revision >= revision, 60_000, `the project on ${node.baseUrl}`);
+  return experiments(url, nodes, project);
+}
+
+/** The two flags of `seeded`'s project running their experiments on `nodes`; a client key both nodes accept for them. */
+async function experiments(url: string, nodes: TestServer[], seeded: Seeded): Promise<World> {
   const a = nodes[0]!.baseUrl;
   const token = seeded.secret;
   const must = (r: Reply, status: number) => {
@@ -430,7 +456,7 @@ t.test(
 );
 
 t.test("a subject erased on one node is gone from both nodes' statistics, exactly", async (t) => {
-  const { nodes, key, token } = await world(t);
+  const { nodes, key, token } = await projectWorld(t);
   const { before, exposures, again, after } = phases(3, 30);
   const counted: CountedEvent[] = [];
   for (const [i, events] of [before, exposures, again, after].entries()) {
@@ -454,7 +480,7 @@ t.test("a subject erased on one node is gone from both nodes' statistics, exactl
 t.test(
   'raw events kept in PostgreSQL: exported from the other node as sent, as JSON lines, Parquet and by the command line; a subject erased on one node is gone from both',
   async (t) => {
-    const w = await world(t);
+    const w = await projectWorld(t);
     const { url, nodes, key, token, projectId } = w;
     const [a, b] = nodes as [TestServer, TestServer];
     await keepRaw(t, w, 30);
@@ -723,7 +749,7 @@ t.test('PostgreSQL down: a batch is refused and counts nothing; sent again under
 });
 
 t.test('batches of 1,000 subjects each, 8 at once on each node: every one counted, every subject once', async (t) => {
-  const { nodes, key, token } = await world(t);
+  const { nodes, key, token } = await projectWorld(t);
   const now = Date.now();
   // Each subject twice, at once: in a batch to A and in one to B (the second counted a duplicate, whichever it is).
   const batchOf = (n: number) =>

@@ -27,7 +27,7 @@ import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
 import { kUnlimited } from '../reliability/support.js';
-import { changeLog, seedWithConsole, startNode, waitReady } from './support.js';
+import { changeLog, seededDatabase, startNode, waitReady } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -146,9 +146,8 @@ async function replicaRevision(node: Node): Promise<number> {
 }
 
 t.test('several nodes: every scheduled change applied exactly once, in due order', async (t) => {
-  const url = await pg.newDatabase();
+  const { url, seeded } = await seededDatabase(t, pg);
   const database = new URL(url).pathname.slice(1);
-  const seeded = await seedWithConsole(t, url);
   const db = ['--database', url];
   t.equal((await setPassword(tempDir(t), seeded.ownerId, 'reads the audit', db)).code, 0);
   const dirs = ['node-a', 'node-b', 'node-c'].map(() => tempDir(t, 'flagwire-node-'));
@@ -254,9 +253,8 @@ t.test('several nodes: every scheduled change applied exactly once, in due order
 });
 
 t.test('kill -9 of a node: the other applies the change, once', async (t) => {
-  const url = await pg.newDatabase();
+  const { url, seeded } = await seededDatabase(t, pg);
   const database = new URL(url).pathname.slice(1);
-  const seeded = await seedWithConsole(t, url);
   const db = ['--database', url];
   // Writes wait for the held lock below far longer than they would time out by default.
   const env = { FLAGWIRE_WRITE_TIMEOUT_MS: '120000' };

@@ -2,9 +2,16 @@
 // them (`serve --database URL --data DIR`), and the console with --database.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Packr } from 'msgpackr';
+import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
+import { flagCreate } from '../../src/flags/flag-commands.js';
+import { orgAddMember, orgCreate, userCreate } from '../../src/orgs/org-commands.js';
+import { projectCreate } from '../../src/projects/project-commands.js';
 import { changeOf, type Change, type LoggedChange } from '../../src/store/changes.js';
+import type { StoreWriter } from '../../src/store/interfaces.js';
+import { openForCli } from '../../src/store/open-store.js';
 import { patchedRecord } from '../../src/store/record-patch.js';
+import { tokenCreate } from '../../src/tokens/token-commands.js';
 import { call } from '../helpers/http.js';
 import { cli, ok, type TestContext } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -122,6 +129,68 @@ export async function seedWithConsole(t: TestContext, databaseUrl: string): Prom
   const flag = await ok(t, dir, ['flag', 'create', project.id, '--name', 'checkout', ...db]);
   const token = await ok(t, dir, ['token', 'create', project.id, '--as', user.id, '--name', 'ci', '--permission', 'write', ...db]);
   return { orgId: org.id, ownerId: user.id, projectId: project.id, flagId: flag.id, tokenId: token.id, secret: token.secret };
+}
+
+/** Per cluster, its database holding the console's seed, made once and copied for each seeded database. */
+const seedTemplates = new WeakMap<TestDatabases, Promise<{ database: string; seeded: Seeded }>>();
+
+/**
+ * A new database of `databases` holding the console's seed, and the seed: a copy of one seeded database
+ * per cluster (PostgreSQL copies a template database's files; the seed's database has no session open
+ * once it is written). The seed's six console processes took 6-7 s of a test's 11-15 s at a load of
+ * 15, and were the same for every test; the one seed left is written in this process (seedInProcess).
+ */
+export async function seededDatabase(t: TestContext, databases: TestDatabases): Promise<{ url: string; seeded: Seeded }> {
+  let template = seedTemplates.get(databases);
+  if (template === undefined) {
+    template = databases
+      .newDatabase()
+      .then(async (url) => ({ database: new URL(url).pathname.slice(1), seeded: await seedInProcess(t, url) }));
+    seedTemplates.set(databases, template);
+  }
+  const { database, seeded } = await template;
+  return { url: await databases.newDatabase(database), seeded };
+}
+
+/**
+ * Runs `write` in one transaction of the console's path to the store on `databaseUrl` (the path its
+ * commands write through), in this process, and answers what it returned. Setup that a test does not
+ * test: a console process per command (--database keeps them out of the test process) costs more CPU
+ * than a node's start; the console's own runs are proven by seedWithConsole and test/cli.
+ */
+export async function writeInProcess<T>(t: TestContext, databaseUrl: string, write: (w: StoreWriter) => T): Promise<T> {
+  const store = await openForCli(tempDir(t), kStoreLayout, databaseUrl);
+  try {
+    const [settled] = await store.writes.commit(() => [write]);
+    if (!settled!.ok) throw settled!.error;
+    return settled!.value;
+  } finally {
+    await store.writes.close();
+  }
+}
+
+/**
+ * seedWithConsole's seed written in this process (writeInProcess): the same commands, in one
+ * transaction, for a file whose seed is setup only and made once (six console processes cost more CPU
+ * than a node's start).
+ */
+export function seedInProcess(t: TestContext, databaseUrl: string): Promise<Seeded> {
+  return writeInProcess(t, databaseUrl, (w) => {
+    const now = Date.now();
+    const org = orgCreate(w, { name: 'Acme', plan: 'teams', principal: kOperator }, now);
+    const user = userCreate(w, { email: 'owner@acme.test' }, now);
+    orgAddMember(w, { orgId: org.id, userId: user.id, role: 'owner', principal: kOperator }, now);
+    return projectInTransaction(w, { orgId: org.id, ownerId: user.id }, 'Shop');
+  });
+}
+
+/** A project `name` of the organisation, with a flag `checkout` and a write token of its owner, as seedWithConsole's last three commands make them. */
+export function projectInTransaction(w: StoreWriter, { orgId, ownerId }: Pick<Seeded, 'orgId' | 'ownerId'>, name: string): Seeded {
+  const now = Date.now();
+  const project = projectCreate(w, { name, orgId, principal: kOperator }, now);
+  const flag = flagCreate(w, { projectId: project.id, body: { name: 'checkout' }, principal: principalOf(undefined) }, now);
+  const token = tokenCreate(w, { projectId: project.id, principal: principalOf(ownerId), name: 'ci', permission: 'write' }, now);
+  return { orgId, ownerId, projectId: project.id, flagId: flag.id, tokenId: token.id, secret: token.secret };
 }
 
 /** `flagwire token create` in the seeded project as its owner, by the console with --database: its run, not checked. */
