@@ -24,6 +24,12 @@ export interface TestSwitches {
    */
   readonly replicaHeartbeatMs: number | null;
   /**
+   * FLAGWIRE_TEST_ACTIVITY_FLUSH_MS (a positive whole number): how often a front end writes its tokens'
+   * activity (1 s otherwise); a test makes it longer than itself when each write's revision would land
+   * between a change and what it checks of the change log.
+   */
+  readonly activityFlushMs: number | null;
+  /**
    * FLAGWIRE_TEST_CAPABILITY: the URL of a module exporting `testCapability`, a capability every thread of
    * this process lists after Flagwire's own (src/capabilities.ts): the test-only capability of
    * test/helpers/widget-capability.ts, run by a server, a relay and the command line.
@@ -49,6 +55,7 @@ export function readTestSwitches(env: NodeJS.ProcessEnv): TestSwitches {
     streamHeartbeatMs: positive(env.FLAGWIRE_TEST_STREAM_HEARTBEAT_MS),
     streamMaxStallMs: positive(env.FLAGWIRE_TEST_STREAM_MAX_STALL_MS),
     replicaHeartbeatMs: positive(env.FLAGWIRE_TEST_REPLICA_HEARTBEAT_MS),
+    activityFlushMs: positive(env.FLAGWIRE_TEST_ACTIVITY_FLUSH_MS),
     capabilityModule: (hooks && env.FLAGWIRE_TEST_CAPABILITY) || null,
     eventsCrashBatchId: (hooks && env.FLAGWIRE_TEST_EVENTS_CRASH_BATCH_ID) || null,
   });

@@ -119,7 +119,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     writer: recordsTo,
     revisions,
   });
-  const activity = new ActivityRecorder(recordsTo, log);
+  const activity = new ActivityRecorder(recordsTo, log, kTestSwitches.activityFlushMs ?? undefined);
   activity.start();
   // Readiness, metrics, change stream (src/server/service-routes.ts).
   const features = createServiceRoutes({

@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { once } from 'node:events';
 import t from 'tap';
 import { plainNode } from '../helpers/plain-process.js';
 import { nodeWithRawEvents, scratchFolders } from '../helpers/raw-events-node.js';
@@ -48,13 +49,15 @@ t.test("a node's start removes the scratch folders of ended processes, and only 
     [...kept, running].sort(),
     "the ended process's folder is removed; the running export's and the rest are kept",
   );
+  t.equal(await second.stop(), 0);
+  // Read once all it printed is in: a log line can reach the pipe after the start answered.
+  if (!second.proc.stderr!.closed) await once(second.proc.stderr!, 'close');
   const said = second
     .logs()
     .split('\n')
     .filter((line) => line.includes('removed export scratch folders left by processes that ended'))
     .map((line) => JSON.parse(line).removed);
   t.strictSame(said, [[leftover]], 'the start says what it removed');
-  t.equal(await second.stop(), 0);
 
   // The first node killed mid-export: its folder stays, until a node starts there.
   first.proc.kill('SIGKILL');

@@ -103,9 +103,11 @@ t.test('a small PATCH of a large flag adds what changed to the log; the other no
 });
 
 t.test('the log is bounded by bytes; a node behind what is left gets a whole copy', async (t) => {
-  // A bound below one large flag: its create's revision is kept only while it is the newest.
+  // A bound below one large flag: its create's revision is kept only while it is the newest. The
+  // tokens' activity is written once a minute, not each second: that write's revision, landing between
+  // the create and the check (at load it did), would be the newest, and the create's dropped.
   const kBound = 200_000;
-  const env = { ...kUnlimited, FLAGWIRE_CHANGE_LOG_BYTES: String(kBound) };
+  const env = { ...kUnlimited, FLAGWIRE_CHANGE_LOG_BYTES: String(kBound), FLAGWIRE_TEST_ACTIVITY_FLUSH_MS: '60000' };
   const { url, database, a, b, api } = await twoNodes(t, env);
 
   const behind = (await waitReady(b)).replica.revision as number;
