@@ -172,10 +172,21 @@ function localUrl(host: string, port: number): string {
   return host.includes(':') ? `http://[${host}]:${port}` : `http://${host}:${port}`;
 }
 
-/** SIGTERM and SIGINT close the server (exit 0), or exit 1 when closing fails or outlasts its deadline. */
+/**
+ * SIGTERM and SIGINT close the server (exit 0), or exit 1 when closing fails or outlasts its deadline.
+ * A signal while it closes is logged and changes nothing: the deadline already bounds the shutdown, and
+ * a second signal (a supervisor's retry, a script's stop after its own) would otherwise end the process
+ * mid-drain by the signal's default action, cutting the answers it was draining.
+ */
 function stopOnSignals(close: () => Promise<void>, log: Logger, drainMs: number): void {
   const deadlineMs = drainMs + kShutdownCloseMs;
+  let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.info({ signal }, 'already shutting down');
+      return;
+    }
+    stopping = true;
     log.info({ signal }, 'shutting down');
     setTimeout(() => {
       log.error({ deadlineMs }, 'shutdown did not finish in time; exiting');
@@ -189,8 +200,8 @@ function stopOnSignals(close: () => Promise<void>, log: Logger, drainMs: number)
       },
     );
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 type Shared = Pick<

@@ -10,6 +10,7 @@
 // "Sent" means written to the socket: node:http writes a request on a kept-alive connection before the
 // event loop turns, and over loopback the bytes are in the server's receive buffer when write returns,
 // so a request started in an earlier turn than the kill is in the server's hands before the signal.
+import { once } from 'node:events';
 import t from 'tap';
 import type { Test } from 'tap';
 import http from 'node:http';
@@ -17,6 +18,7 @@ import net from 'node:net';
 import { call } from '../helpers/http.js';
 import { freshRead } from '../helpers/fresh-read.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/smtp.js';
 import { PatchWriter, request, verifyPatches, type Outcome, type PatchTarget } from './load.js';
 import { buildRichWorld, kUnlimited } from './support.js';
 
@@ -159,11 +161,11 @@ t.test('SIGTERM under evaluation and PATCH load', async (t) => {
  * Once a request on another connection is answered, the server's loop has read those bytes (it reads
  * every ready socket in its turn): the PATCH is in flight.
  */
-async function halfSentPatch(t: Test): Promise<{ server: TestServer; socket: net.Socket }> {
+async function halfSentPatch(t: Test, env: Record<string, string> = {}): Promise<{ server: TestServer; socket: net.Socket }> {
   const dataDir = tempDataDir();
   const world = buildRichWorld(dataDir);
   await world.store.close();
-  const server = await startTestServer({ dataDir, env: { ...kUnlimited } });
+  const server = await startTestServer({ dataDir, env: { ...kUnlimited, ...env } });
   const socket = net.connect(server.port, '127.0.0.1');
   t.teardown(() => socket.destroy());
   socket.on('error', () => {});
@@ -197,4 +199,20 @@ t.test('an upload still open when the drain budget ends is cut off, and the log 
   t.equal(await server.stop(), 0, 'exit 0: the drain budget ends the wait, not the shutdown deadline');
   t.match(server.logs(), /drain budget ended with requests in flight/, 'the request it cut off is logged');
   t.match(server.logs(), /"inFlight":1\b/, 'one request');
+});
+
+t.test('a second SIGTERM while the node drains changes nothing: it still drains and exits 0', async (t) => {
+  // The half-sent upload holds the drain open to its budget (3.5 s): the second signal comes within it.
+  const { server } = await halfSentPatch(t, { FLAGWIRE_LOG_LEVEL: 'info' });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    server.proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  server.proc.kill('SIGTERM');
+  await until('the node shutting down', () => /shutting down/.test(server.logs()));
+  server.proc.kill('SIGTERM');
+  const { code, signal } = await exited;
+  t.same({ code, signal }, { code: 0, signal: null }, 'exit 0, not ended by the second signal');
+  if (!server.proc.stderr!.closed) await once(server.proc.stderr!, 'close');
+  t.match(server.logs(), /already shutting down/, 'the second signal is logged');
+  t.match(server.logs(), /drain budget ended with requests in flight/, 'the drain ran to its budget');
 });
