@@ -25,6 +25,12 @@ const kCollectorPath = '/v1/data/collector';
 
 const kRefusals = apiErrors([400, 401, 403, 404, 413, 429, 503]);
 
+/**
+ * The refusals held on this thread, both routes' (a module is one per thread: each front-end thread
+ * holds its own, within HeldRefusals' bound), one timer between them.
+ */
+const held = new HeldRefusals();
+
 export const kEventsRoutes = {
   postEvents: {
     method: 'post',
@@ -72,7 +78,6 @@ function eventsHandler(
   const access = new ClientKeyAccess(deps.store, deps.authFailures);
   const addressOf = clientAddresses(deps.config);
   const goff = format === 'goff';
-  const held = new HeldRefusals();
 
   const refuse = (res: PendingResponse, refusal: BatchRefused): number => {
     const retry = refusal.retryAfter === null ? [] : ([['Retry-After', String(refusal.retryAfter)]] as const);
