@@ -31,7 +31,11 @@ export class HeldRefusals {
   private count = 0;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly max = kMaxHeld) {}
+  /** `now`: this thread's monotonic clock in ms (a test gives its own, and calls answerDue itself). */
+  constructor(
+    private readonly max = kMaxHeld,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** How many answers wait now. */
   get size(): number {
@@ -48,7 +52,7 @@ export class HeldRefusals {
       return;
     }
     trackAbort(res);
-    const tick = Math.ceil((performance.now() + kMaxHoldMs * (0.5 + Math.random() / 2)) / kTickMs);
+    const tick = Math.ceil((this.now() + kMaxHoldMs * (0.5 + Math.random() / 2)) / kTickMs);
     const slot = this.slots.get(tick);
     if (slot === undefined) this.slots.set(tick, [{ res, answer }]);
     else slot.push({ res, answer });
@@ -56,8 +60,9 @@ export class HeldRefusals {
     this.timer ??= setInterval(() => this.answerDue(), kTickMs);
   }
 
-  private answerDue(): void {
-    const tick = performance.now() / kTickMs;
+  /** Answers what is due now, and what waits if the front end drains; the timer's every kTickMs. */
+  answerDue(): void {
+    const tick = this.now() / kTickMs;
     for (const [due, slot] of this.slots) {
       // Every response of a front end shares its drain: one says whether it drains.
       if (due > tick && slot[0]!.res.drain?.draining !== true) continue;
