@@ -27,13 +27,17 @@ const kAllowed = [`${kRoot}src/`, `${kRoot}node_modules/@sinclair/typebox/`];
  * again, about a quarter of a whole check's CPU. A change that reaches every file (Node's
  * declarations loaded) checks every file again.
  */
-export function checkBrowserCode(extraFiles = [], previous = undefined) {
+export function checkBrowserCode(extraFiles = [], previous = undefined, { persist = false } = {}) {
   const unrecoverable = [];
   const configHost = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => unrecoverable.push(d) };
   const config = ts.getParsedCommandLineOfConfigFile(kConfig, {}, configHost);
   if (config === undefined || unrecoverable.length > 0) return { code: 1, report: report(unrecoverable), program: undefined };
-  const host = ts.createIncrementalCompilerHost(config.options);
-  const program = ts.createSemanticDiagnosticsBuilderProgram([...config.fileNames, ...extraFiles], config.options, host, previous);
+  // The build's check (`persist`) starts from the last build's verdicts, kept in the tsconfig's
+  // tsBuildInfoFile as tsc keeps its own: a build where no browser module changed checks none again.
+  const options = persist ? { ...config.options, incremental: true } : { ...config.options, incremental: false };
+  const host = ts.createIncrementalCompilerHost(options);
+  previous ??= persist ? ts.readBuilderProgram(options, host) : undefined;
+  const program = ts.createSemanticDiagnosticsBuilderProgram([...config.fileNames, ...extraFiles], options, host, previous);
   // What ts.getPreEmitDiagnostics answers for a program, asked of the builder so that it can reuse them.
   const diagnostics = ts.sortAndDeduplicateDiagnostics([
     ...config.errors,
@@ -43,6 +47,7 @@ export function checkBrowserCode(extraFiles = [], previous = undefined) {
     ...program.getSemanticDiagnostics(),
   ]);
   const outside = foreignImports(program.getProgram(), config.options);
+  if (persist) program.emitBuildInfo();
   if (diagnostics.length === 0 && outside.length === 0) return { code: 0, report: '', program };
   return { code: 1, report: report(diagnostics, outside), program };
 }
@@ -73,7 +78,7 @@ function report(diagnostics, outside = []) {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { code, report } = checkBrowserCode(process.argv.slice(2));
+  const { code, report } = checkBrowserCode(process.argv.slice(2), undefined, { persist: true });
   process.stderr.write(report);
   process.exitCode = code;
 }
