@@ -5,7 +5,8 @@
 // go through it to Flagwire byte for byte. Many subjects evaluated on a boolean and a typed flag running
 // experiments, flushed by the hook's own timer: each subject is exposed once, in the variant it got; the
 // same subjects flushed again add nothing; an evaluation that failed (the hook's error stage,
-// `"default": true`) is rejected, not counted; the client key with the events use is what authenticates:
+// `"default": true`) is rejected, not counted; evaluations without a targeting key are one subject (the
+// hook's "undefined-targetingKey"); the client key with the events use is what authenticates:
 // a wrong key's send is refused 401, a key without the events use 403, and nothing is counted.
 import { GoFeatureFlagProvider } from '@openfeature/go-feature-flag-provider';
 import { type Logger, OpenFeature } from '@openfeature/server-sdk';
@@ -180,6 +181,26 @@ t.test('an evaluation that failed (the hook\'s error stage, "default": true) is 
     'each rejected as a failed evaluation',
   );
   t.strictSame(await experiments(), before, 'the statistics unchanged');
+});
+
+t.test('evaluations without a targeting key are sent as one subject, "undefined-targetingKey"', async (t) => {
+  const total = (variants: Variants) => Object.values(variants).reduce((n, subjects) => n + subjects, 0);
+  const before = await experiments();
+  const sent = relay.exchanges.length;
+  const client = OpenFeature.getClient('goff');
+  // Two contexts without a key, each evaluated twice: the second, from the cache, is what the hook sends.
+  for (let round = 0; round < 2; round++) {
+    for (const plan of ['free', 'pro']) await client.getBooleanDetails('new-checkout', false, { plan });
+  }
+  await relay.waitForEvents(relay.eventsSent() + 2);
+  const keyless = relay.exchanges.slice(sent);
+  t.strictSame(
+    keyless.flatMap((exchange) => bodyOf(exchange).events.map((event) => event.userKey)),
+    ['undefined-targetingKey', 'undefined-targetingKey'],
+  );
+  t.equal(sum(keyless, 'duplicates'), 1, 'the second a duplicate of the first');
+  const after = await experiments();
+  t.equal(total(after.checkout), total(before.checkout) + 1, 'one subject more');
 });
 
 t.test(
