@@ -9,7 +9,10 @@
 //    trackingEventDetails, evaluationContext}                            (a number; else 1), details, timestamp}
 //
 // A feature event with `default: true` is an evaluation that failed (the caller's default was served):
-// never an exposure, so it is refused and named. Each mapped event is then checked as one of ours.
+// never an exposure, so it is refused and named. So is an event of an evaluation without a targeting key,
+// which GO Feature Flag's providers send under the user key "undefined-targetingKey": counted, every
+// caller without a key would be one subject, its outcomes summed across them all. Each mapped event is
+// then checked as one of ours.
 import { FlagwireError } from '../errors.js';
 import { compileValidator } from '../model/validation.js';
 import { type Static, Type } from '../typebox.js';
@@ -30,6 +33,8 @@ export const GoffCollectorBody = Type.Object(
 export type GoffCollectorBody = Static<typeof GoffCollectorBody>;
 
 const kBodyValidator = compileValidator(GoffCollectorBody, { quoteKeys: false });
+/** The user key GO Feature Flag's providers send for an evaluation without a targeting key. */
+const kNoTargetingKey = 'undefined-targetingKey';
 
 /** The events of a GO Feature Flag collector body (the JSON object readEventsBody read), at the server's time `now`. */
 export function readGoffCollectorBatch(body: Readonly<Record<string, unknown>>, now: number): ReadBatch {
@@ -48,6 +53,9 @@ function goffEvent(raw: unknown): Record<string, unknown> | string {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'an event must be a JSON object';
   const event = raw as Record<string, unknown>;
   const timestamp = typeof event.creationDate === 'number' ? event.creationDate * 1000 : event.creationDate;
+  if (event.userKey === kNoTargetingKey) {
+    return `no targeting key (GO Feature Flag's "${kNoTargetingKey}"): an evaluation without one is no subject`;
+  }
   if (event.kind === 'feature') {
     if (event.default === true) return 'the evaluation failed ("default": true): the caller\'s default was served, which is no exposure';
     return defined({

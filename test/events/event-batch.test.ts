@@ -125,6 +125,8 @@ t.test("GO Feature Flag's collector body: feature events are exposures, tracking
         },
         { kind: 'custom', userKey: 'u3', creationDate: seconds, key: 'x' },
         { kind: 'feature', creationDate: seconds, key: 'new-checkout', variation: 'on' },
+        { kind: 'feature', userKey: 'undefined-targetingKey', creationDate: seconds, key: 'new-checkout', variation: 'on' },
+        { kind: 'tracking', userKey: 'undefined-targetingKey', creationDate: seconds, key: 'purchase', trackingEventDetails: {} },
       ],
     },
     now,
@@ -152,11 +154,14 @@ t.test("GO Feature Flag's collector body: feature events are exposures, tracking
   ]);
   t.strictSame(
     read.rejected.map((r) => r.index),
-    [3, 4, 5],
+    [3, 4, 5, 6, 7],
   );
   t.match(read.rejected[0]!.reason, /"default": true/);
   t.match(read.rejected[1]!.reason, /kind must be "feature" or "tracking"/);
   t.match(read.rejected[2]!.reason, /targetingKey is required/);
+  for (const keyless of read.rejected.slice(3)) {
+    t.equal(keyless.reason, 'no targeting key (GO Feature Flag\'s "undefined-targetingKey"): an evaluation without one is no subject');
+  }
   t.throws(() => readGoffCollectorBatch({ meta: {} }, now), { code: 'INVALID_REQUEST', detail: /events is required/ });
 });
 
