@@ -38,13 +38,14 @@
 // flagd names the variant by the rule's answer's text (toString: true is "true", [7] is "7"); `text` is
 // that text (`'' + x`), so twin(rule) answers the twin of the variant the rule names and anything else
 // as the rule does (null, a name of no variant: the same DEFAULT or error). The rule is an operand of
-// `cat` only inside an `if`, which json-logic-engine parenthesises; the `if` asks the flag's key, set by
-// flagd over the caller's and never empty, so it is always true yet never folded: a constant rule's
-// `cat` folded when flagd-core builds it throws on null (a PARSE_ERROR). Only where a variant is named "null"
-// is a null answer (whose text that is) caught first: {"if": [{"in": [rule, [null]]}, null, ...]}. The
-// rule then stands three or four times in the document, for experiment states only. A state whose tree
-// gives no twin (a disabled state, a boolean one at 0 or 100%, a typed one with no rule at 100%) is
-// said as without an experiment, its metadata naming the experiment only.
+// `cat` only inside an `if`, which json-logic-engine parenthesises; the `if` asks the flag's key, set
+// by flagd over the caller's and never empty, so it is always true yet never folded: a constant rule's
+// `cat`, folded when flagd-core builds it, throws on null (a PARSE_ERROR). Only where a variant is
+// named "null" is a null answer (whose text that is) caught first:
+// {"if": [{"in": [rule, [null]]}, null, ...]}. The rule then stands three or four times in the document,
+// for experiment states only. A state whose tree gives no twin (a disabled state, a boolean one at 0
+// or 100%, a typed one with no rule at 100%) is said as without an experiment, its metadata naming the
+// experiment only.
 //
 // A flag that flagd's language cannot say exactly is not said at all: the answer names why
 // (flagdInexpressible), and each caller leaves the flag out and names it.
