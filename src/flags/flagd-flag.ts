@@ -19,10 +19,38 @@
 // The gate uses only `if`, `in`, `===`, `cat`, `var` and `fractional`: json-logic-engine (flagd-core)
 // compiles `and` and `or` without parentheses (test/targeting/definition-arbitraries.ts).
 //
+// A state with an experiment whose answers include exposures (issue 58: OFREP's `inExperiment: true`)
+// names them in the variant, as flagd's flag metadata is fixed per flag (docs/decisions.md: flagd names
+// an exposure in its variant): each variant an exposure can answer gets a twin of the same value, its
+// name followed by a marker no variant of the flag ends with ("~", else "~1", "~2"...), which the
+// metadata names (kExposureMarkerField); the targeting answers the twin exactly where OFREP says
+// inExperiment: true. Its targeting is then a decision tree, not a gate in front of an answer:
+//
+//   {"if": [listed, cohort, matched, allocated, out]}   (only the parts the state has)
+//   allocated = the arm for 100%, out for 0%, or the split with three ends:
+//     {"if": [has key, {"if": [split(key), in, outOfSplit]}, out]}   key = targetingKey, else cohort
+//   a boolean flag: cohort, out "on", "off"; in, outOfSplit "on~", "off~" (only the split allocates)
+//   a typed flag:   cohort: its rule, or its default variant; out: null; 100%: twin(rule), or its
+//                   default variant; in: twin(rule), or twin(default); outOfSplit: twin(default)
+//   twin(rule) = {"if": [{"in": [text, [the variants' names]]}, {"cat": [text, "~"]}, rule]}
+//   text       = {"cat": [{"if": [{"var": "$flagd.flagKey"}, rule, null]}]}
+//
+// flagd names the variant by the rule's answer's text (toString: true is "true", [7] is "7"); `text` is
+// that text (`'' + x`), so twin(rule) answers the twin of the variant the rule names and anything else
+// as the rule does (null, a name of no variant: the same DEFAULT or error). The rule is an operand of
+// `cat` only inside an `if`, which json-logic-engine parenthesises; the `if` asks the flag's key, set
+// by flagd over the caller's and never empty, so it is always true yet never folded: a constant rule's
+// `cat`, folded when flagd-core builds it, throws on null (a PARSE_ERROR). Only where a variant is
+// named "null" is a null answer (whose text that is) caught first:
+// {"if": [{"in": [rule, [null]]}, null, ...]}. The rule then stands three or four times in the document,
+// for experiment states only. A state whose tree gives no twin (a disabled state, a boolean one at 0
+// or 100%, a typed one with no rule at 100%) is said as without an experiment, its metadata naming the
+// experiment only.
+//
 // A flag that flagd's language cannot say exactly is not said at all: the answer names why
 // (flagdInexpressible), and each caller leaves the flag out and names it.
 import { effectiveState, type EffectiveState } from '../flag-records/flag-state.js';
-import { type Flag, kExperimentKeyField, type TypedVariants } from '../model/flags.js';
+import { type Flag, kExperimentKeyField, kExposureMarkerField, type TypedVariants } from '../model/flags.js';
 import type { Audience, AudienceRule } from '../model/projects.js';
 import { kNoFragments } from '../flag-records/fragment-records.js';
 import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
@@ -74,12 +102,16 @@ export function flagInFlagd(flag: Flag, ctx: FlagdFlagContext): FlagdTranslation
 
 /** A JsonLogic expression, or a constant the gate folds. */
 type Logic = boolean | Record<string, unknown>;
+/** What a targeting branch answers: a variant's name, null (the default variant), or JsonLogic that gives one. */
+type Answer = string | null | Record<string, unknown>;
 
 const kBooleanVariants = Object.freeze({ on: true, off: false });
 /** What Flagwire's attribute lookup never answers (src/ofrep/context.ts): a rule on them is never met. */
 const kNotAttributes = new Set(['targetingKey', 'cohort', 'env']);
 const kTargetingKey = { var: 'targetingKey' };
 const kCohort = { var: 'cohort' };
+/** flagd's `$flagd.flagKey`: the flag's name, never empty, which the caller's context cannot replace. */
+const kFlagKey = { var: '$flagd.flagKey' };
 
 /**
  * Why an attribute name cannot be read by flagd's `var` as Flagwire reads it (the context's own key of
@@ -174,9 +206,13 @@ function withFragments(state: EffectiveState, fragments: ResolvedFragments): Eff
 function flagdFlag(flag: Flag, state: EffectiveState, audiences: readonly Audience[]): FlagdFlag {
   // OFREP's metadata names the flag's id and name on every answer; flagd serves the flag's metadata. An
   // experiment is named too (issue 58); whether an answer is an exposure varies per answer, which flagd's
-  // fixed metadata cannot say (docs/api.md: Experiments).
+  // fixed metadata cannot say: the variant says it (the top of this file).
   const metadata: FlagdFlag['metadata'] = { ...state.typed?.metadata, id: flag.id, name: flag.name };
-  if (state.experiment !== undefined) metadata[kExperimentKeyField] = state.experiment;
+  if (state.experiment !== undefined) {
+    metadata[kExperimentKeyField] = state.experiment;
+    const allocating = state.enabled ? allocatingFlag(flag, state, audiences, metadata) : null;
+    if (allocating !== null) return allocating;
+  }
   const typed = state.typed;
   if (typed === undefined) return booleanFlag(flag, state, audiences, metadata);
   if (!state.enabled) {
@@ -269,8 +305,112 @@ function nonEmptyString(key: Record<string, unknown>): Logic {
  * `id:key`, key = targetingKey, else cohort. Neither: out (OFREP answers TARGETING_KEY_MISSING).
  */
 function split(flagId: string, p: number): Logic {
-  const inSplit = (key: Record<string, unknown>) => ({
-    '===': [{ fractional: [{ cat: [flagId, ':', key] }, ['in', p], ['out', 100 - p]] }, 'in'],
-  });
-  return { if: [nonEmptyString(kTargetingKey), inSplit(kTargetingKey), nonEmptyString(kCohort), inSplit(kCohort), false] };
+  return {
+    if: [nonEmptyString(kTargetingKey), inSplit(flagId, p, kTargetingKey), nonEmptyString(kCohort), inSplit(flagId, p, kCohort), false],
+  };
+}
+
+/** Whether `key` (a non-empty string) is in the flag's first `p` percent, by its fractional bucketing. */
+function inSplit(flagId: string, p: number, key: Record<string, unknown>): Logic {
+  return { '===': [{ fractional: [{ cat: [flagId, ':', key] }, ['in', p], ['out', 100 - p]] }, 'in'] };
+}
+
+/** The marker of a flag's exposure twins: "~", else "~1", "~2"…, the first that no name of `variants` ends with. */
+export function exposureMarker(variants: readonly string[]): string {
+  for (let i = 0; ; i++) {
+    const marker = i === 0 ? '~' : `~${i}`;
+    if (!variants.some((name) => name.endsWith(marker))) return marker;
+  }
+}
+
+/** What each end of an experiment state's decision tree answers (the top of this file); `in`, `outOfSplit` and `all` only where reached. */
+interface Arms {
+  /** A listed cohort let the caller in. */
+  cohort: Answer;
+  /** The audience is not matched, the percentage is 0, or a split has no key. */
+  out: Answer;
+  /** The percentage is 100 (after the audience, if any). */
+  all(): Answer;
+  /** The split let the caller in, or left it out. */
+  in(): Answer;
+  outOfSplit(): Answer;
+}
+
+/**
+ * A state with an experiment, enabled, as flagd says it with its exposures named (the top of this file);
+ * null when no answer of it is an exposure, and it is said as without an experiment.
+ */
+function allocatingFlag(
+  flag: Flag,
+  state: EffectiveState,
+  audiences: readonly Audience[],
+  metadata: FlagdFlag['metadata'],
+): FlagdFlag | null {
+  const typed = state.typed;
+  const variants: Record<string, unknown> = typed?.variants ?? kBooleanVariants;
+  const names = Object.keys(variants);
+  const marker = exposureMarker(names);
+  const twins = new Set<string>();
+  const twin = (name: string): string => {
+    twins.add(name);
+    return name + marker;
+  };
+  let arms: Arms;
+  if (typed === undefined) {
+    // Only the split allocates a boolean state: at 0 or 100% no answer is an exposure.
+    if (state.trafficPercentage <= 0 || state.trafficPercentage >= 100) return null;
+    arms = { cohort: 'on', out: 'off', all: () => 'on', in: () => twin('on'), outOfSplit: () => twin('off') };
+  } else {
+    const rule = Object.keys(typed.targeting).length === 0 ? null : typed.targeting;
+    const fallback = typed.defaultVariant;
+    const twinRule = (r: Record<string, unknown>): Answer => {
+      for (const name of names) twin(name);
+      const text = { cat: [{ if: [kFlagKey, r, null] }] };
+      const named = [{ in: [text, names] }, { cat: [text, marker] }, r];
+      return { if: names.includes('null') ? [{ in: [r, [null]] }, null, ...named] : named };
+    };
+    const twinDefault = (): Answer => (fallback === null ? null : twin(fallback));
+    arms = {
+      cohort: rule ?? fallback,
+      out: null,
+      all: () => (rule === null ? fallback : twinRule(rule)),
+      in: () => (rule === null ? twinDefault() : twinRule(rule)),
+      outOfSplit: twinDefault,
+    };
+  }
+  const tree = decisionTree(flag, state, audiences, arms);
+  if (twins.size === 0 || tree === null || typeof tree !== 'object') return null;
+  const all: Record<string, unknown> = { ...variants };
+  for (const name of twins) all[name + marker] = variants[name];
+  metadata[kExposureMarkerField] = marker;
+  return { state: 'ENABLED', variants: all, defaultVariant: typed === undefined ? 'off' : typed.defaultVariant, targeting: tree, metadata };
+}
+
+/** An experiment state's targeting: design §2's decision with each of its ends answered by `arms`. */
+function decisionTree(flag: Flag, state: EffectiveState, audiences: readonly Audience[], arms: Arms): Answer {
+  let matched: Logic = true;
+  if (state.audienceId !== null) {
+    const audience = audienceOf(audiences, state.audienceId, flag.projectId);
+    // An audience that no longer exists never matches (src/eval-engine/evaluate.ts compileState).
+    matched = audience === undefined ? false : allOf(audience.rules.map(ruleMet));
+  }
+  const p = state.trafficPercentage;
+  let passed: Answer = arms.out;
+  if (matched !== false) {
+    passed = p >= 100 ? arms.all() : p <= 0 ? arms.out : allocation(flag.id, p, arms);
+    if (matched !== true) passed = { if: [matched, passed, arms.out] };
+  }
+  // An empty string is no cohort (OFREP's context reads it as absent), so it never matches.
+  const cohorts = state.cohorts.filter((c) => c !== '');
+  return cohorts.length === 0 ? passed : { if: [{ in: [kCohort, cohorts] }, arms.cohort, passed] };
+}
+
+/**
+ * The split with its three ends: in, out of it (both allocations), and no key (targetingKey, else
+ * cohort, a non-empty string), which OFREP refuses (TARGETING_KEY_MISSING) and flagd answers "out".
+ */
+function allocation(flagId: string, p: number, arms: Arms): Answer {
+  const hasKey = { if: [nonEmptyString(kTargetingKey), true, nonEmptyString(kCohort)] };
+  const key = { if: [nonEmptyString(kTargetingKey), kTargetingKey, kCohort] };
+  return { if: [hasKey, { if: [inSplit(flagId, p, key), arms.in(), arms.outOfSplit()] }, arms.out] };
 }

@@ -49,6 +49,12 @@ export interface FlagState {
  */
 export const kExperimentKeyField = 'experimentKey';
 export const kInExperimentField = 'inExperiment';
+/**
+ * The flag metadata key of a flagd flag whose answers may be exposures (src/flags/flagd-flag.ts): the
+ * marker that ends the name of each variant an exposure answers (docs/decisions.md: flagd names an
+ * exposure in its variant). src/provider/events.ts spells it out, as it imports nothing.
+ */
+export const kExposureMarkerField = 'flagwireExposureMarker';
 
 /** What an answer of a state with an experiment adds to its flag metadata: the experiment, and whether the answer is an exposure. */
 export function experimentMetadata(experiment: string, exposed: boolean): Record<string, string | boolean> {

@@ -1,9 +1,12 @@
 // FlagwireEvents: what an application sends back to Flagwire (issue 58, item 3; docs/events.md), for
-// OpenFeature's server and web SDKs alike, with any provider (exposures only where its answers carry
-// `inExperiment`: Flagwire's and the stock OFREP ones; flagd's fixed flag metadata cannot):
+// OpenFeature's server and web SDKs alike, with any provider whose answers say which are exposures:
+// Flagwire's and the stock OFREP ones by `inExperiment`, the stock flagd ones by the variant (flagd's
+// flag metadata is fixed per flag, so Flagwire's flag sets answer an exposure with a twin variant whose
+// name ends in a marker: src/flags/flagd-flag.ts):
 //
 //   hook       an OpenFeature hook whose `after` stage records an exposure when an answer says it is one
-//              (flag metadata `experimentKey` and `inExperiment: true`), once per subject and experiment
+//              (flag metadata `experimentKey` and either `inExperiment: true`, or a variant ending in the
+//              marker `flagwireExposureMarker` names, sent without it), once per subject and experiment
 //   track()    an outcome (FlagwireProvider's `track` calls it, so `client.track(...)` works there)
 //
 // Events are sent in batches to POST /ofrep/v1/events with a client key: when 1,000 are waiting, and at
@@ -136,8 +139,9 @@ export class FlagwireEvents {
     const metadata = details.flagMetadata;
     const experiment = metadata?.experimentKey;
     const subject = hookContext.context.targetingKey;
-    if (this.closed || metadata?.inExperiment !== true || typeof experiment !== 'string') return;
-    if (subject === undefined || subject === '' || details.variant === undefined) return;
+    if (this.closed || typeof experiment !== 'string' || subject === undefined || subject === '') return;
+    const variant = exposedVariant(details.variant, metadata!);
+    if (variant === undefined) return;
     const pair = `${experiment}\u0000${subject}`;
     if (this.exposed.has(pair)) return;
     // A ring, not a Map's first key: V8 leaves a hole per entry deleted at a Map's front, which the next
@@ -148,7 +152,7 @@ export class FlagwireEvents {
     this.exposedOrder[this.exposedNext] = pair;
     this.exposedNext = (this.exposedNext + 1) % this.remember;
     this.exposed.add(pair);
-    this.add({ kind: 'exposure', key: hookContext.flagKey, targetingKey: subject, variant: details.variant, timestamp: Date.now() });
+    this.add({ kind: 'exposure', key: hookContext.flagKey, targetingKey: subject, variant, timestamp: Date.now() });
   }
 
   private add(event: Event): void {
@@ -200,6 +204,20 @@ export class FlagwireEvents {
     if (rejected.length > 0)
       this.onError(new Error(`${rejected.length} event(s) of a batch were refused, the first: ${rejected[0]!.reason}`));
   }
+}
+
+/**
+ * The variant an answer exposed the subject to, or undefined when it is no exposure: OFREP's (and
+ * FlagwireProvider's) say `inExperiment: true`; a flagd flag set's answers a twin variant, its name
+ * ending in the marker the flag metadata names (src/model/flags.ts kExposureMarkerField), and the
+ * variant is the name without it (the one the server knows).
+ */
+function exposedVariant(variant: string | undefined, metadata: Readonly<Record<string, unknown>>): string | undefined {
+  if (variant === undefined) return undefined;
+  if (metadata.inExperiment === true) return variant;
+  const marker = metadata.flagwireExposureMarker;
+  if (typeof marker !== 'string' || marker === '' || !variant.endsWith(marker)) return undefined;
+  return variant.slice(0, -marker.length);
 }
 
 /** `details` as the server keeps them: flat values only, at most 20 entries, strings cut to 256 characters, 2 KiB as JSON. */

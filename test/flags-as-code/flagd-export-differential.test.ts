@@ -11,7 +11,9 @@
 // evaluation and asked of flagd-core on the export. Reasons may differ only as design §2c lists
 // (kDocumentedReasons); a split without a key is flagd's "out" answer (OFREP: TARGETING_KEY_MISSING).
 // Rules reading `$flagd.timestamp` are left to test/sync/flag-set.test.ts (here the two evaluations run
-// at different moments); the plan without audiences is there too.
+// at different moments); the plan without audiences is there too. Some states run an experiment (issue
+// 58): flagd-core's variant is compared with its exposure marker taken off, and the marker must end it
+// exactly where OFREP says inExperiment: true.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import t from 'tap';
@@ -30,6 +32,7 @@ import {
   makeContext,
   random,
   typedArb,
+  unmarked,
 } from '../sync/flag-set-differential.js';
 import { FlagdCoreOracle } from '../targeting/flagd-core-oracle.js';
 
@@ -81,6 +84,8 @@ interface FileState {
   defaultVariant?: string | null;
   targeting?: Record<string, unknown>;
   metadata?: Record<string, string | number | boolean>;
+  /** Runs an experiment: fileOf gives it a key of its own. */
+  experiment?: boolean;
 }
 
 const stateArb: fc.Arbitrary<FileState> = fc
@@ -93,6 +98,7 @@ const stateArb: fc.Arbitrary<FileState> = fc
       typedArb.filter((typed) => !JSON.stringify(typed.targeting).includes('$flagd.timestamp')),
       { nil: undefined, freq: 2 },
     ),
+    experiment: fc.boolean(),
   })
   .map(({ typed, ...state }) => (typed === undefined ? state : { ...state, ...typed }));
 
@@ -118,8 +124,9 @@ const runArb = fc.record({
 function fileOf(run: number, multi: boolean, flags: readonly GeneratedFlag[]): Record<string, unknown> {
   const entries = flags.map((flag, i) => {
     const bucketing = flag.fractional ? { bucketing: 'fractional' } : {};
-    if (!multi) return [`r${run}-flag-${i}`, { ...bucketing, ...flag.states[0] }];
-    return [`r${run}-flag-${i}`, { ...bucketing, environments: Object.fromEntries(kEnvironments.map((e, k) => [e, flag.states[k]])) }];
+    const states = flag.states.map(({ experiment, ...state }, k) => (experiment ? { ...state, experiment: `x${run}-${i}-${k}` } : state));
+    if (!multi) return [`r${run}-flag-${i}`, { ...bucketing, ...states[0] }];
+    return [`r${run}-flag-${i}`, { ...bucketing, environments: Object.fromEntries(kEnvironments.map((e, k) => [e, states[k]])) }];
   });
   return multi
     ? { flagwire: 1, kind: 'multi', environments: kEnvironments, flags: Object.fromEntries(entries) }
@@ -139,9 +146,10 @@ interface OfrepFlag {
   variant?: string;
   reason?: string;
   errorCode?: string;
+  metadata?: { inExperiment?: boolean };
 }
 
-const tally = { runs: 0, served: 0, omitted: 0, evaluations: 0, keyMissing: 0, byReason: {} as Record<string, number> };
+const tally = { runs: 0, served: 0, omitted: 0, evaluations: 0, keyMissing: 0, exposures: 0, byReason: {} as Record<string, number> };
 
 t.test(`generated projects: flagd-core on the export answers as OFREP (${kRuns} projects, ${kContextsPerRun} contexts each)`, async (t) => {
   const runs = fc.sample(runArb, { numRuns: kRuns, seed: 4755 });
@@ -226,7 +234,9 @@ t.test(`generated projects: flagd-core on the export answers as OFREP (${kRuns} 
       const ofrep = new Map((answered.json.flags as OfrepFlag[]).map((f) => [f.key, f]));
       for (const [name, state] of served) {
         const ours = ofrep.get(name);
-        const theirs = oracle.resolve(name, types.get(name)!, context, Date.now());
+        const resolved = oracle.resolve(name, types.get(name)!, context, Date.now());
+        const { variant, exposure } = unmarked(resolved.variant, resolved.flagMetadata);
+        const theirs = { ...resolved, variant };
         tally.evaluations++;
         const fail = (what: string) =>
           t.fail(
@@ -239,8 +249,13 @@ t.test(`generated projects: flagd-core on the export answers as OFREP (${kRuns} 
           const out = outAnswer(state);
           if (!isDeepStrictEqual(theirs.value, out.value) || theirs.variant !== out.variant)
             return fail('no key: not the flag\'s "out" answer');
+          if (exposure) return fail('no key: flagd-core marks an exposure');
           continue;
         }
+        const exposed = ours.metadata?.inExperiment === true && ours.variant !== undefined;
+        if (exposed) tally.exposures++;
+        if (exposure !== exposed)
+          return fail(exposed ? 'an exposure flagd-core does not mark' : 'flagd-core marks an answer that is no exposure');
         const label = ours.errorCode ?? ours.reason ?? '';
         tally.byReason[label] = (tally.byReason[label] ?? 0) + 1;
         if (!isDeepStrictEqual(ours.value, theirs.value) || ours.variant !== theirs.variant) return fail('value or variant differ');
@@ -254,6 +269,7 @@ t.test(`generated projects: flagd-core on the export answers as OFREP (${kRuns} 
   t.equal(tally.runs, kRuns, 'every run was checked');
   t.ok(tally.served > tally.omitted && tally.omitted > 0, 'most flags served, some left out (modulo splits, bad attributes)');
   t.ok(tally.keyMissing > 0, 'contexts without a key reached a split');
+  t.ok(tally.exposures > 0, 'exposures marked');
   for (const kind of ['TARGETING_MATCH', 'DEFAULT', 'STATIC', 'DISABLED', 'SPLIT'])
     t.ok((tally.byReason[kind] ?? 0) > 0, `OFREP answered ${kind}`);
 });

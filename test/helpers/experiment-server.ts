@@ -1,6 +1,7 @@
 // A real server over the test world with an experiment running: the single project's flag `new-checkout`
 // at 50% with experiment `checkout-2026`, and a client key of that project with the events use.
 import { call, type Reply } from './http.js';
+import type { TestServerOptions } from './server.js';
 import { startWorldServer } from './world-server.js';
 
 /** A typed flag running experiment `colour-test` on everyone, with variants red and blue. */
@@ -19,8 +20,13 @@ export function must(r: Reply, status: number): any {
   return r.json;
 }
 
-export async function startExperimentServer(t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {}) {
-  const { server, world } = await startWorldServer(t, env);
+/** `syncPort`: the sync service's, for a stock flagd provider (absent: off). */
+export async function startExperimentServer(
+  t: { teardown(fn: () => Promise<unknown>): void },
+  env: Record<string, string> = {},
+  syncPort?: TestServerOptions['syncPort'],
+) {
+  const { server, world } = await startWorldServer(t, env, syncPort);
   const base = server.baseUrl;
   const { secrets } = world;
   must(

@@ -9,12 +9,16 @@
 // most of the run): targetingKey and cohort ASCII (flagd-core hashes UTF-16 code units, Flagwire UTF-8),
 // the audiences' attributes as strings, numbers, booleans, absent and the values OFREP never takes as an
 // attribute; the attributes typed rules read come from a pool of definition-arbitraries.ts contexts.
+//
+// Some states run an experiment (issue 58): flagd's variant, its marker removed, must be OFREP's, and the
+// marker (the flag metadata's flagwireExposureMarker) must end it exactly where OFREP says inExperiment:
+// true of an answer with a variant (an answer without one, the caller's default, has nothing to mark).
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { compileState, decidedBy, decisionValue } from '../../src/eval-engine/evaluate.js';
-import { compileVariants } from '../../src/eval-engine/variants.js';
+import { compileState, decidedBy, decisionInExperiment, decisionValue } from '../../src/eval-engine/evaluate.js';
+import { compileVariants, inExperiment } from '../../src/eval-engine/variants.js';
 import { effectiveState } from '../../src/flag-records/flag-state.js';
-import type { EnvState, Flag, FlagState, TypedVariants } from '../../src/model/flags.js';
+import { type EnvState, type Flag, type FlagState, kExposureMarkerField, type TypedVariants } from '../../src/model/flags.js';
 import { typedProblems } from '../../src/flags/variant-rules.js';
 import type { Audience } from '../../src/model/projects.js';
 import { OfrepContext } from '../../src/ofrep/context.js';
@@ -77,8 +81,13 @@ function stateArb(audienceIds: readonly string[]): fc.Arbitrary<FlagState> {
       trafficPercentage: fc.oneof(fc.constantFrom(0, 100), fc.integer({ min: 1, max: 99 })),
       audienceId: fc.oneof(fc.constant(null), fc.constantFrom(...audienceIds, 'aud_deleted')),
       typed: fc.option(typedArb, { nil: undefined, freq: 2 }),
+      experiment: fc.option(fc.constantFrom('exp-1', 'exp-2'), { nil: undefined, freq: 2 }),
     })
-    .map(({ typed, ...state }) => (typed === undefined ? state : { ...state, typed }));
+    .map(({ typed, experiment, ...state }) => ({
+      ...state,
+      ...(typed === undefined ? {} : { typed }),
+      ...(experiment === undefined ? {} : { experiment }),
+    }));
 }
 
 const cohortsArb = fc.array(fc.constantFrom(...kCohorts), { maxLength: 4 }).map((list) => [...new Set(list)]);
@@ -230,6 +239,11 @@ export interface Answer {
   errorCode: string | undefined;
 }
 
+/** OFREP's answer, with whether it is an exposure of the state's experiment (false without one). */
+interface OfrepAnswer extends Answer {
+  inExperiment: boolean;
+}
+
 interface Compiled {
   flag: Flag;
   type: FlagValueType;
@@ -238,15 +252,33 @@ interface Compiled {
 }
 
 /** Flagwire's OFREP answer: src/ofrep/answer.ts's own (the plan's refusal aside: such flags are left out). */
-function ofrepAnswerOf(c: Compiled, ctx: OfrepContext): Answer | 'TARGETING_KEY_MISSING' {
+function ofrepAnswerOf(c: Compiled, ctx: OfrepContext): OfrepAnswer | 'TARGETING_KEY_MISSING' {
   const answer = ofrepAnswer(c.state, ctx, true, kNowMs);
   if (answer === kSlotKeyMissing) return 'TARGETING_KEY_MISSING';
   if (answer === kSlotAudiencePlan) throw new Error(`${c.flag.name}: refused by the plan, yet served`);
+  const experiment = c.state.experiment !== null;
   if (typeof answer === 'number') {
     const value = decisionValue(answer);
-    return { value, variant: value ? 'on' : 'off', reason: kReasons[decidedBy(answer)]!, errorCode: undefined };
+    const reason = kReasons[decidedBy(answer)]!;
+    return { value, variant: value ? 'on' : 'off', reason, errorCode: undefined, inExperiment: experiment && decisionInExperiment(answer) };
   }
-  return { value: answer.value, variant: answer.variant, reason: answer.reason, errorCode: answer.errorCode };
+  return {
+    value: answer.value,
+    variant: answer.variant,
+    reason: answer.reason,
+    errorCode: answer.errorCode,
+    inExperiment: experiment && inExperiment(answer),
+  };
+}
+
+/**
+ * flagd's variant with the exposure marker removed, and whether it carried it: a variant ending in the
+ * marker its flag metadata names (kExposureMarkerField) is the twin of the variant before it.
+ */
+export function unmarked(variant: string | undefined, flagMetadata: unknown): { variant: string | undefined; exposure: boolean } {
+  const marker = (flagMetadata as Record<string, unknown> | undefined)?.[kExposureMarkerField];
+  if (variant === undefined || typeof marker !== 'string' || !variant.endsWith(marker)) return { variant, exposure: false };
+  return { variant: variant.slice(0, -marker.length), exposure: true };
 }
 
 /** What flagd answers a context without a key on a split (docs/design.md §2c): the flag's answer for "out". */
@@ -281,10 +313,24 @@ export interface Tally {
   reasonPairs: Record<string, number>;
   /** OFREP's reasons (or error codes), with their counts: every kind must be exercised. */
   byReason: Record<string, number>;
+  /** Answers of a state with an experiment, and those OFREP says are exposures (flagd's twins). */
+  experimentAnswers: number;
+  exposures: number;
 }
 
 export function newTally(): Tally {
-  return { projects: 0, flags: 0, omitted: 0, contexts: 0, evaluations: 0, keyMissing: 0, reasonPairs: {}, byReason: {} };
+  return {
+    projects: 0,
+    flags: 0,
+    omitted: 0,
+    contexts: 0,
+    evaluations: 0,
+    keyMissing: 0,
+    reasonPairs: {},
+    byReason: {},
+    experimentAnswers: 0,
+    exposures: 0,
+  };
 }
 
 /** Builds `project`'s flag set and asks `contexts` generated contexts of it; throws on the first mismatch. */
@@ -326,7 +372,7 @@ export function checkProject(project: GeneratedProject, contexts: number, tally:
         type: typed === undefined ? 'boolean' : variantType(Object.values(typed.variants)[0]!),
         state: {
           ...compileState(flag.id, effective, audience, flag.bucketing),
-          variants: typed === undefined ? null : compileVariants(typed, flag.name),
+          variants: typed === undefined ? null : compileVariants(typed, flag.name, null, effective.experiment ?? null),
         },
         typed,
       };
@@ -340,7 +386,9 @@ export function checkProject(project: GeneratedProject, contexts: number, tally:
     if (!ctx.parse(JSON.stringify({ context }))) throw new Error(`OFREP refused ${JSON.stringify(context)}: ${ctx.errorDetails}`);
     tally.contexts++;
     for (const c of served) {
-      const theirs = oracle.resolve(c.flag.name, c.type, context, kNowMs);
+      const resolved = oracle.resolve(c.flag.name, c.type, context, kNowMs);
+      const { variant, exposure } = unmarked(resolved.variant, resolved.flagMetadata);
+      const theirs = { ...resolved, variant };
       const ours = ofrepAnswerOf(c, ctx);
       tally.evaluations++;
       const fail = (what: string) =>
@@ -353,8 +401,13 @@ export function checkProject(project: GeneratedProject, contexts: number, tally:
         const out = outAnswer(c);
         if (!isDeepStrictEqual(theirs.value, out.value) || theirs.variant !== out.variant)
           throw fail('no key: not the flag\'s "out" answer');
+        if (exposure) throw fail('no key: flagd marks an exposure');
         continue;
       }
+      if (c.state.experiment !== null) tally.experimentAnswers++;
+      const exposed = ours.inExperiment && ours.variant !== undefined;
+      if (exposed) tally.exposures++;
+      if (exposure !== exposed) throw fail(exposed ? 'an exposure flagd does not mark' : 'flagd marks an answer that is no exposure');
       const label = ours.errorCode ?? ours.reason;
       tally.byReason[label] = (tally.byReason[label] ?? 0) + 1;
       if (!isDeepStrictEqual(ours.value, theirs.value) || ours.variant !== theirs.variant) throw fail('value or variant differ');

@@ -7,6 +7,7 @@ import t from 'tap';
 import { fractionalBucket } from '../../src/eval-engine/bucket.js';
 import type { EnvState, Flag, FlagState, GroupFlag, SingleFlag } from '../../src/model/flags.js';
 import type { Audience } from '../../src/model/projects.js';
+import { exposureMarker } from '../../src/flags/flagd-flag.js';
 import { buildFlagSet, type FlagSetInput } from '../../src/sync/flag-set.js';
 import type { FlagValueType } from '../../src/targeting/definition.js';
 import { singleFlagRecord } from '../helpers/flag-record.js';
@@ -251,6 +252,110 @@ t.test('a rule flagd-core reads by JavaScript precedence leaves the flag out; wr
   t.match(ask('wrapped', { x: true }, 'string'), { value: 'yes', variant: 'yes' }, 'answered as JsonLogic (and Flagwire) answers it');
 });
 
+t.test('an experiment names its exposures in the variant: twins marked "~" exactly where OFREP says inExperiment', async (t) => {
+  const aud = audience('aud_1', [{ attribute: 'plan', values: ['beta'] }]);
+  const flag = single(
+    's',
+    { trafficPercentage: 40, audienceId: 'aud_1', experiment: 'exp' },
+    { bucketing: 'fractional', cohorts: ['vip'] },
+  );
+  const { ask, document } = setOf([flag], { audiences: [aud] });
+  t.same(document.flags.s.variants, { on: true, off: false, 'on~': true, 'off~': false });
+  t.same(document.flags.s.metadata, { id: 'flg_s', name: 's', experimentKey: 'exp', flagwireExposureMarker: '~' });
+  const seen = new Set<string>();
+  for (let i = 0; i < 200; i++) {
+    const key = `user-${i}`;
+    const inSplit = fractionalBucket(flag.id, key) < 40;
+    const split = ask('s', { targetingKey: key, plan: 'beta' });
+    t.match(split, { value: inSplit, variant: inSplit ? 'on~' : 'off~' }, 'the split allocates, in or out');
+    seen.add(split.variant!);
+    t.match(ask('s', { cohort: key, plan: 'beta' }), { value: inSplit, variant: inSplit ? 'on~' : 'off~' }, 'the cohort as the key');
+    t.match(ask('s', { targetingKey: key, plan: 'beta', cohort: 'vip' }), { value: true, variant: 'on' }, 'a cohort override is none');
+    t.match(ask('s', { targetingKey: key }), { value: false, variant: 'off' }, 'out of the audience: none');
+  }
+  t.same([...seen].sort(), ['off~', 'on~']);
+  t.match(ask('s', { plan: 'beta' }), { value: false, variant: 'off' }, 'no key (OFREP: TARGETING_KEY_MISSING): none');
+});
+
+t.test("a typed experiment: the rule's answers twinned, by name or by the text flagd reads; others as the rule gives them", async (t) => {
+  const typed = {
+    variants: { true: 'T', '7': 'seven', big: 'B' },
+    defaultVariant: 'big',
+    targeting: {
+      if: [
+        { '==': [{ var: 'x' }, 'bool'] },
+        true,
+        { '==': [{ var: 'x' }, 'num'] },
+        7,
+        { '==': [{ var: 'x' }, 'name'] },
+        'big',
+        { var: 'x' },
+      ],
+    },
+  };
+  const { ask, document } = setOf([
+    single('r', { experiment: 'exp', typed }, { cohorts: ['vip'] }),
+    single('p', { experiment: 'exp', trafficPercentage: 30, typed: { ...typed, targeting: {} } }, { bucketing: 'fractional' }),
+    single('none', { experiment: 'exp', typed: { ...typed, targeting: {} } }),
+  ]);
+  t.same(Object.keys(document.flags.r.variants), ['7', 'true', 'big', '7~', 'true~', 'big~']);
+  t.match(ask('r', { x: 'bool' }, 'string'), { value: 'T', variant: 'true~', reason: 'TARGETING_MATCH' }, 'true names "true"');
+  t.match(ask('r', { x: 'num' }, 'string'), { value: 'seven', variant: '7~' }, '7 names "7"');
+  t.match(ask('r', { x: 'name' }, 'string'), { value: 'B', variant: 'big~' });
+  t.match(
+    ask('r', { x: 'name', cohort: 'vip' }, 'string'),
+    { value: 'B', variant: 'big', reason: 'TARGETING_MATCH' },
+    'a cohort override: none',
+  );
+  t.match(ask('r', {}, 'string'), { value: 'B', variant: 'big', reason: 'DEFAULT' }, 'no variant from the rule: the default, none');
+  t.match(
+    ask('r', { x: 'zzz' }, 'string'),
+    { variant: undefined, reason: 'ERROR', errorCode: 'GENERAL' },
+    'a name of no variant: the error',
+  );
+  t.match(ask('r', { x: { big: 1 } }, 'string'), { variant: undefined, errorCode: 'GENERAL' });
+  const split = document.flags.p;
+  t.same(Object.keys(split.variants), ['7', 'true', 'big', 'big~'], 'only what an exposure answers is twinned');
+  for (let i = 0; i < 50; i++) t.match(ask('p', { targetingKey: `u${i}` }, 'string'), { value: 'B', variant: 'big~' }, 'in or out: SPLIT');
+  t.match(ask('p', {}, 'string'), { value: 'B', variant: 'big', reason: 'DEFAULT' }, 'no key: none');
+  t.notOk('targeting' in document.flags.none, 'everyone the default (STATIC): no exposure, no twin');
+  t.same(document.flags.none.metadata, { id: 'flg_none', name: 'none', experimentKey: 'exp' });
+});
+
+t.test('the marker is one no variant of the flag ends with; without an experiment a document keeps its bytes', async (t) => {
+  t.equal(exposureMarker(['on', 'off']), '~');
+  t.equal(exposureMarker(['a~', 'b']), '~1');
+  t.equal(exposureMarker(['a~', 'b~1', 'c~2']), '~3');
+  const typed = { variants: { 'a~': 1, a: 2 }, defaultVariant: 'a', targeting: { var: 'v' } };
+  const { ask, document } = setOf([single('m', { experiment: 'exp', typed })]);
+  t.equal(document.flags.m.metadata.flagwireExposureMarker, '~1');
+  t.match(ask('m', { v: 'a~' }, 'number'), { value: 1, variant: 'a~~1' });
+  t.match(ask('m', { v: 'a' }, 'number'), { value: 2, variant: 'a~1' });
+  const named = { variants: { null: 'N', x: 'X' }, defaultVariant: 'x', targeting: { var: 'v' } };
+  const nulls = setOf([single('n', { experiment: 'exp', typed: named })]);
+  t.match(nulls.ask('n', { v: 'null' }, 'string'), { value: 'N', variant: 'null~' }, 'a variant named "null"');
+  t.match(nulls.ask('n', {}, 'string'), { value: 'X', variant: 'x', reason: 'DEFAULT' }, 'is not what a null answer names');
+  t.match(nulls.ask('n', { v: ['x'] }, 'string'), { value: 'X', variant: 'x~' }, 'a list names the variant of its text');
+  t.match(nulls.ask('n', { v: 7 }, 'string'), { variant: undefined, errorCode: 'GENERAL' }, 'a name of no variant: the error');
+  // Every kind of state, with and without an experiment: those that allocate nothing differ only in experimentKey.
+  const aud = audience('aud_1', [{ attribute: 'plan', values: ['beta'] }]);
+  const states: Partial<FlagState>[] = [
+    { trafficPercentage: 100 },
+    { trafficPercentage: 0, audienceId: 'aud_1' },
+    { trafficPercentage: 30, enabled: false },
+    { typed: { variants: { a: 1, b: 2 }, defaultVariant: 'a', targeting: {} }, audienceId: 'aud_1' },
+    { typed: { variants: { a: 1, b: 2 }, defaultVariant: 'a', targeting: { var: 'v' } }, enabled: false },
+    { typed: { variants: { a: 1, b: 2 }, defaultVariant: 'a', targeting: { var: 'v' } }, trafficPercentage: 0 },
+  ];
+  for (const state of states) {
+    const plain = setOf([single('x', state, { bucketing: 'fractional', cohorts: ['vip'] })], { audiences: [aud] }).document.flags.x;
+    const running = setOf([single('x', { ...state, experiment: 'exp' }, { bucketing: 'fractional', cohorts: ['vip'] })], {
+      audiences: [aud],
+    }).document.flags.x;
+    t.same(running, { ...plain, metadata: { ...plain.metadata, experimentKey: 'exp' } }, JSON.stringify(state));
+  }
+});
+
 t.test("group flags: the environment's effective state, cohorts inherited or overridden", async (t) => {
   const env = (state: Partial<EnvState>): EnvState => ({ enabled: true, trafficPercentage: 0, audienceId: null, cohorts: null, ...state });
   const group: GroupFlag = {
@@ -291,8 +396,10 @@ t.test(`generated projects: flagd-core on the flag set answers as OFREP (${kProj
       `${tally.evaluations} evaluations (${tally.keyMissing} without a key on a split) in ${ms.toFixed(0)} ms`,
   );
   t.comment(`OFREP answers: ${JSON.stringify(tally.byReason)}; reasons flagd gives otherwise: ${JSON.stringify(tally.reasonPairs)}`);
+  t.comment(`${tally.experimentAnswers} answers of states with an experiment, ${tally.exposures} of them exposures (flagd's twins)`);
   t.equal(tally.contexts, kProjects * kContextsPerProject);
   t.ok(tally.omitted > 0 && tally.omitted < tally.flags, 'some flags left out, most served');
   t.ok(tally.keyMissing > 0, 'contexts without a key reached a split');
+  t.ok(tally.exposures > 0 && tally.exposures < tally.experimentAnswers, 'exposures marked, and answers of experiments that are none');
   for (const kind of ['TARGETING_MATCH', 'DEFAULT', 'STATIC', 'DISABLED', 'SPLIT', 'GENERAL']) t.ok((tally.byReason[kind] ?? 0) > 0, kind);
 });

@@ -37,6 +37,39 @@ t.test('a modulo split is left out with its reason; fractional and whole percent
   }
 });
 
+t.test('an experiment leaves a flag served: its exposures are named in the variant (issue 58)', async (t) => {
+  const split = await create(world.secrets.write, {
+    name: 'serving-experiment',
+    bucketing: 'fractional',
+    enabled: true,
+    trafficPercentage: 30,
+    experiment: 'serving-exp',
+  });
+  const rule = await create(world.secrets.write, {
+    name: 'serving-experiment-rule',
+    enabled: true,
+    trafficPercentage: 100,
+    experiment: 'serving-exp-rule',
+    variants: { a: 'A', b: 'B' },
+    defaultVariant: 'a',
+    targeting: {
+      fractional: [
+        ['a', 50],
+        ['b', 50],
+      ],
+    },
+  });
+  for (const id of [split, rule]) {
+    const served = await flagd(world.secrets.read, id);
+    t.same(served.json.flagd, [{ environment: null, served: true, reason: null }]);
+  }
+  const set = await call(server.baseUrl, 'GET', `/v1/flag-sets/${world.ids.single}`, { token: world.secrets.read });
+  const flags = JSON.parse(set.text).flags;
+  t.same(Object.keys(flags['serving-experiment'].variants), ['on', 'off', 'on~', 'off~']);
+  t.same(Object.keys(flags['serving-experiment-rule'].variants), ['a', 'b', 'a~', 'b~']);
+  t.equal(flags['serving-experiment-rule'].metadata.flagwireExposureMarker, '~');
+});
+
 t.test('a multi-environment project answers per environment', async (t) => {
   const r = await flagd(world.secrets.multiRead, world.ids.groupFlag);
   t.equal(r.status, 200);

@@ -16,4 +16,5 @@ t.test('zero differences between OFREP, the Flagwire provider and the stock flag
     `some flags left out of the set (${tally.omitted} of ${tally.flags}), most served`,
   );
   t.ok(tally.flagdCompared > 1000, `${tally.flagdCompared} flagd answers compared (${tally.flagdSkipped} without a key on a split)`);
+  t.ok(tally.flagdExposures > 0, `${tally.flagdExposures} of them exposures, marked where OFREP says inExperiment`);
 });

@@ -6,8 +6,10 @@
 // exactly; the flagd provider OFREP's value and variant for every flag the flag set serves (reasons
 // differ where docs/design.md §2c says), FLAG_NOT_FOUND for every flag it leaves out, and nothing is
 // compared where OFREP answers TARGETING_KEY_MISSING (a split without a key: design §2c). Keys and names
-// are ASCII: flagd-core hashes UTF-16 code units (docs/design.md §2c). Used by three-way.test.ts, and
-// with a million contexts by bench/three-way.bench.ts.
+// are ASCII: flagd-core hashes UTF-16 code units (docs/design.md §2c). Some flags run an experiment
+// (issue 58): the flagd provider's variant is compared with its exposure marker taken off, and the marker
+// must end it exactly where OFREP says inExperiment: true. Used by three-way.test.ts, and with a million
+// contexts by bench/three-way.bench.ts.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FlagdProvider } from '@openfeature/flagd-provider';
@@ -16,6 +18,7 @@ import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { FlagwireProvider } from '../../src/provider/provider.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { call } from '../helpers/http.js';
+import { unmarked } from './flag-set-differential.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -90,6 +93,8 @@ export interface ThreeWayTally {
   flagdCompared: number;
   /** Answers not compared with flagd: OFREP's TARGETING_KEY_MISSING. */
   flagdSkipped: number;
+  /** flagd answers OFREP calls exposures (inExperiment: true), each marked. */
+  flagdExposures: number;
   /** The first few differences, in words; empty when the three agree. */
   mismatches: string[];
   mismatchCount: number;
@@ -123,6 +128,7 @@ export async function threeWay(options: ThreeWayOptions, log: (line: string) => 
       cohorts: kCohorts.filter(() => rnd() < 0.3),
     };
     if (rnd() < 0.3) body.audienceId = audienceId;
+    if (rnd() < 0.4) body.experiment = `exp-${i}`;
     if (type !== null) {
       const variants = kVariantSets[type];
       const names = Object.keys(variants);
@@ -167,6 +173,7 @@ export async function threeWay(options: ThreeWayOptions, log: (line: string) => 
       flagwireCompared: 0,
       flagdCompared: 0,
       flagdSkipped: 0,
+      flagdExposures: 0,
       mismatches: [],
       mismatchCount: 0,
     };
@@ -205,7 +212,7 @@ export async function threeWay(options: ThreeWayOptions, log: (line: string) => 
             const ours = await details(clients.flagwire, flag, context);
             tally.flagwireCompared++;
             const want = expectedDetails(flag, expected);
-            if (!same(ours, want))
+            if (!same({ ...ours, flagMetadata: undefined }, want))
               differ(`${flag.name} ${JSON.stringify(context)}: Flagwire provider ${JSON.stringify(ours)}, OFREP ${JSON.stringify(want)}`);
             const theirs = await details(clients.flagd, flag, context);
             if (!served.has(flag.name)) {
@@ -213,13 +220,19 @@ export async function threeWay(options: ThreeWayOptions, log: (line: string) => 
                 differ(`${flag.name}: left out of the set, yet flagd answers ${JSON.stringify(theirs)}`);
               continue;
             }
+            const { variant, exposure } = unmarked(theirs.variant, theirs.flagMetadata);
             if (expected.errorCode === 'TARGETING_KEY_MISSING') {
               tally.flagdSkipped++;
+              if (exposure) differ(`${flag.name} ${JSON.stringify(context)}: no key, yet flagd marks an exposure`);
               continue;
             }
             tally.flagdCompared++;
-            if (!same({ value: theirs.value, variant: theirs.variant }, { value: want.value, variant: want.variant }))
+            if (!same({ value: theirs.value, variant }, { value: want.value, variant: want.variant }))
               differ(`${flag.name} ${JSON.stringify(context)}: flagd provider ${JSON.stringify(theirs)}, OFREP ${JSON.stringify(want)}`);
+            const exposed = expected.metadata?.inExperiment === true && want.variant !== undefined;
+            if (exposed) tally.flagdExposures++;
+            if (exposure !== exposed)
+              differ(`${flag.name} ${JSON.stringify(context)}: flagd marks ${exposure}, OFREP says inExperiment ${exposed}`);
           }
         }),
       );
@@ -239,6 +252,7 @@ interface OfrepAnswer {
   variant?: string;
   reason?: string;
   errorCode?: string;
+  metadata?: { inExperiment?: boolean };
 }
 
 interface Details {
@@ -246,6 +260,8 @@ interface Details {
   variant: string | undefined;
   reason: string | undefined;
   errorCode: string | undefined;
+  /** Only the flagd provider's are read (its exposure marker). */
+  flagMetadata?: Readonly<Record<string, unknown>>;
 }
 
 async function details(client: Client, flag: Generated, context: EvaluationContext): Promise<Details> {
@@ -258,7 +274,7 @@ async function details(client: Client, flag: Generated, context: EvaluationConte
         : flag.type === 'number'
           ? await client.getNumberDetails(flag.name, fallback as number, context)
           : await client.getObjectDetails(flag.name, fallback as JsonValue, context);
-  return { value: d.value, variant: d.variant, reason: d.reason, errorCode: d.errorCode };
+  return { value: d.value, variant: d.variant, reason: d.reason, errorCode: d.errorCode, flagMetadata: d.flagMetadata };
 }
 
 /** What an SDK client must hand back for OFREP's answer: the caller's default where OFREP gives no value. */
