@@ -9,6 +9,7 @@ import t from 'tap';
 import { kCli, startTestServer } from '../helpers/server.js';
 import { buildEvalWorld } from './eval-world.js';
 import { plainNode } from '../helpers/plain-process.js';
+import { keptAliveCall } from '../helpers/http.js';
 
 const world = buildEvalWorld();
 const { ids } = world;
@@ -23,19 +24,16 @@ t.teardown(async () => {
   rmSync(world.dataDir, { recursive: true, force: true });
 });
 
+// Over kept-alive node:http: 2,400 requests, each far cheaper for this process than a fetch.
 async function evaluate(path: string): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${server.baseUrl}${path}`);
-  return { status: res.status, json: await res.json() };
+  const res = await keptAliveCall(server.baseUrl, 'GET', path);
+  if (res.json === undefined) throw new Error(`GET ${path} ${res.status}: not JSON: ${res.text}`);
+  return res;
 }
 
 async function patch(flagId: string, body: unknown, query = '', token = world.writeToken): Promise<void> {
-  const res = await fetch(`${server.baseUrl}/api/v1/flags/${flagId}${query}`, {
-    method: 'PATCH',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`PATCH ${res.status}: ${text}`);
+  const res = await keptAliveCall(server.baseUrl, 'PATCH', `/api/v1/flags/${flagId}${query}`, { token, body });
+  if (res.status !== 200) throw new Error(`PATCH ${res.status}: ${res.text}`);
 }
 
 t.test('1,000 Management PATCH -> evaluate pairs, zero stale', async (t) => {
