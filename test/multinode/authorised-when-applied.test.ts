@@ -19,7 +19,7 @@ import { holdConsole } from '../helpers/held-console.js';
 import { call, scrapeMetrics } from '../helpers/http.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
-import { createTokenWithConsole, type Seeded, seedWithConsole, startReadyNodes, until } from './support.js';
+import { createTokenWithConsole, type Seeded, seedInProcess, startReadyNodes, until } from './support.js';
 
 const kAttempts = 5;
 
@@ -29,7 +29,7 @@ t.teardown(() => pg.destroy());
 t.test('a PATCH queued on node A is refused when B revoked its token first in PostgreSQL', async (t) => {
   const url = await pg.newDatabase();
   const database = new URL(url).pathname.slice(1);
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const db = ['--database', url];
   t.equal((await setPassword(tempDir(t), seeded.ownerId, 'revokes on node b', db)).code, 0);
   // A deadline far beyond the test's waits: the queued writes are answered by the writer, never refused as Storage busy.

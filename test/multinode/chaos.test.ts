@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { kLong, kUnlimited } from '../reliability/support.js';
-import { seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
+import { seedInProcess, startNode, startReadyNodes, until, waitReady } from './support.js';
 
 const kChaosMs = kLong ? 120_000 : 20_000;
 /** Short, so that writes caught by a hang are refused (at their timeout) within it. */
@@ -23,7 +23,7 @@ t.teardown(() => pg.destroy());
 
 t.test('kill -9 of nodes and PostgreSQL under writes on three nodes', async (t) => {
   const url = await pg.newDatabase();
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const nodes: (TestServer | null)[] = await startReadyNodes(t, url, 3, kEnv);
   const acked = new Set<string>();
   const refused = new Set<string>();

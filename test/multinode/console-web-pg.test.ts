@@ -11,7 +11,7 @@ import { scrapeMetrics } from '../helpers/http.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
-import { seedWithConsole, startReadyNodes, until, waitReady } from './support.js';
+import { seedInProcess, startReadyNodes, until, waitReady } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -27,7 +27,7 @@ function setPassword(dataDir: string, url: string, userId: string, password: str
 
 t.test('web console sessions are the same on every node', async (t) => {
   const url = await pg.newDatabase();
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   t.equal(await setPassword(tempDir(t), url, seeded.ownerId, 'shared across the nodes'), 0);
   const [a] = (await startReadyNodes(t, url, 1, { FLAGWIRE_HTTP_THREADS: '2', FLAGWIRE_EVAL_WORKERS: '2' })) as [TestServer];
   const [b] = (await startReadyNodes(t, url, 1)) as [TestServer];

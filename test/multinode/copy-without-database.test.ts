@@ -7,14 +7,14 @@ import { cli, expectRefused, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { startTestServer } from '../helpers/server.js';
-import { seedWithConsole, startNode, waitReady } from './support.js';
+import { seedInProcess, startNode, waitReady } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 t.test('a copy without --database: writes refused and nothing changes, reads say they read a copy, serve refuses', async (t) => {
   const url = await pg.newDatabase();
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const copy = tempDir(t);
   const withDb = await ok(t, copy, ['flag', 'list', seeded.projectId, '--database', url]);
 

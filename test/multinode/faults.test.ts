@@ -9,7 +9,7 @@ import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { startPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
-import { evaluate, seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
+import { evaluate, seededDatabase, startNode, startReadyNodes, until, waitReady } from './support.js';
 
 const pg = await startPostgres();
 t.teardown(() => pg.destroy());
@@ -18,8 +18,7 @@ const flagOn = (node: TestServer, flagId: string, secret: string) =>
   call(node.baseUrl, 'GET', `/api/v1/flags/${flagId}`, { token: secret });
 
 t.test('PostgreSQL down and back', async (t) => {
-  const url = await pg.newDatabase();
-  const seeded = await seedWithConsole(t, url);
+  const { url, seeded } = await seededDatabase(t, pg);
   const [a, b] = (await startReadyNodes(t, url, 2)) as [TestServer, TestServer];
   const on = await call(a.baseUrl, 'PATCH', `/api/v1/flags/${seeded.flagId}`, {
     token: seeded.secret,
@@ -62,8 +61,7 @@ t.test('PostgreSQL down and back', async (t) => {
 });
 
 t.test('a node killed with kill -9 catches up when started again', async (t) => {
-  const url = await pg.newDatabase();
-  const seeded = await seedWithConsole(t, url);
+  const { url, seeded } = await seededDatabase(t, pg);
   const [a, b] = (await startReadyNodes(t, url, 2)) as [TestServer, TestServer];
   b.proc.kill('SIGKILL');
   await b.stop();

@@ -9,7 +9,7 @@ import { call, scrapeMetrics } from '../helpers/http.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
-import { pgRevisions, seedWithConsole, startNode, waitReady, type PgRevision } from './support.js';
+import { pgRevisions, seedInProcess, startNode, waitReady, type PgRevision } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -67,7 +67,7 @@ async function replicaRevision(node: TestServer): Promise<number> {
 t.test('a file applied on one node is one revision of PostgreSQL, served by the other', async (t) => {
   const url = await pg.newDatabase();
   const database = new URL(url).pathname.slice(1);
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const [a, b] = await startTwoNodes(t, url);
   const token = seeded.secret;
   const api = (node: TestServer, method: string, path: string, body?: unknown) => call(node.baseUrl, method, path, { token, body });

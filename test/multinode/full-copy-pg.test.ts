@@ -10,7 +10,7 @@ import type { TestServer } from '../helpers/server.js';
 import { exportStore } from '../helpers/store-export.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { kUnlimited } from '../reliability/support.js';
-import { seedWithConsole, startNode, startReadyNodes, waitReady } from './support.js';
+import { seedInProcess, startNode, startReadyNodes, waitReady } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -20,7 +20,7 @@ const kNodeEnv = { ...kUnlimited, FLAGWIRE_WEBHOOK_ALLOW: '127.0.0.1' };
 t.test('a webhook deleted while a node must re-copy is gone from that node, its secret and deliveries too', async (t) => {
   const url = await pg.newDatabase();
   const database = new URL(url).pathname.slice(1);
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const [a, b] = (await startReadyNodes(t, url, 2, kNodeEnv)) as [TestServer, TestServer];
   const api = (node: TestServer, method: string, path: string, body?: unknown) =>
     call(node.baseUrl, method, path, { token: seeded.secret, body });

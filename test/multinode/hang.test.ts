@@ -16,7 +16,7 @@ import { tempDir } from '../helpers/scratch-dir.js';
 import { sharedPostgres, startPostgres } from '../helpers/postgres.js';
 import { tempDataDir, type TestServer } from '../helpers/server.js';
 import { kUnlimited } from '../reliability/support.js';
-import { evaluate, seedWithConsole, startNode, startReadyNodes, until, waitReady } from './support.js';
+import { evaluate, seedInProcess, startNode, startReadyNodes, until, waitReady } from './support.js';
 
 const kWriteTimeoutMs = 2000;
 const kEnv = { ...kUnlimited, FLAGWIRE_WRITE_TIMEOUT_MS: String(kWriteTimeoutMs) };
@@ -56,13 +56,13 @@ async function timedPost(node: TestServer, secret: string, name: string): Promis
 t.test('PostgreSQL hung: nodes say so, writes are refused at their timeout and never applied', async (t) => {
   const url = await pg.newDatabase();
   const dbName = url.split('/').pop()!;
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const [a, b] = (await startReadyNodes(t, url, 2, kEnv)) as [TestServer, TestServer];
   // Two copies that have followed their database, made while it answers: a third node's on this one,
   // and the baseline's on the cluster that never hangs.
   const cDir = tempDataDir();
   const otherUrl = await pgOther.newDatabase();
-  const other = await seedWithConsole(t, otherUrl);
+  const other = await seedInProcess(t, otherUrl);
   const dDir = tempDataDir();
   for (const [dbUrl, dir, flagId] of [
     [url, cDir, seeded.flagId],

@@ -8,14 +8,14 @@ import { tempDir } from '../helpers/scratch-dir.js';
 import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
-import { seedWithConsole, startReadyNodes, until } from './support.js';
+import { seedInProcess, startReadyNodes, until } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 t.test('an invitation made on one node is accepted on another', async (t) => {
   const url = await pg.newDatabase();
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const x = await ok(t, tempDir(t), ['user', 'create', '--email', 'x@other.test', '--database', url]);
   t.equal((await setPassword(tempDir(t), seeded.ownerId, 'the owner of acme\n', ['--database', url])).code, 0);
   t.equal((await setPassword(tempDir(t), x.id, 'x of another org\n', ['--database', url])).code, 0);

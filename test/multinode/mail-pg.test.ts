@@ -9,7 +9,7 @@ import type { MailMessage } from '../../src/model/mail.js';
 import { call } from '../helpers/http.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { smtpServer } from '../helpers/smtp.js';
-import { changeLog, createTokenWithConsole, seedWithConsole, startReadyNodes, until } from './support.js';
+import { changeLog, createTokenWithConsole, seedInProcess, startReadyNodes, until } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -19,7 +19,7 @@ const kMessages = 4;
 t.test('two nodes with SMTP: every message is claimed by one node and sent once', async (t) => {
   const url = await pg.newDatabase();
   const database = new URL(url).pathname.slice(1);
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const readers = await Promise.all(
     Array.from({ length: kMessages }, async (_, i) => (await createTokenWithConsole(t, url, seeded, `reader-${i}`, 'read')).json),
   );

@@ -9,7 +9,7 @@ import { sharedPostgres } from '../helpers/postgres.js';
 import { openForCli } from '../../src/store/open-store.js';
 import { runCommand } from '../../src/writer-thread/commands.js';
 import type { TestServer } from '../helpers/server.js';
-import { createTokenWithConsole, seedWithConsole, startReadyNodes } from './support.js';
+import { createTokenWithConsole, seedInProcess, startReadyNodes } from './support.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
 
 const pg = await sharedPostgres();
@@ -18,7 +18,7 @@ const kRounds = 10;
 
 t.test('two nodes racing', async (t) => {
   const url = await pg.newDatabase();
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const [a, b] = (await startReadyNodes(t, url, 2)) as [TestServer, TestServer];
 
   await t.test('one name: of two nodes creating it at once, exactly one succeeds', async (t) => {

@@ -11,7 +11,7 @@ import { call, type Reply } from '../helpers/http.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { readStream, readyId } from '../helpers/sse.js';
-import { seedWithConsole, startReadyNodes } from './support.js';
+import { seedInProcess, startReadyNodes } from './support.js';
 
 const kWaitMs = 1500;
 const pg = await sharedPostgres();
@@ -26,7 +26,7 @@ const atLeast = (revision: number) => ({ 'flagwire-min-revision': String(revisio
 
 t.test('a revision answered by one node is read at, or waited for, on the other', async (t) => {
   const url = await pg.newDatabase();
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const [a, b] = (await startReadyNodes(t, url, 2, { FLAGWIRE_MIN_REVISION_WAIT_MS: String(kWaitMs) })) as [TestServer, TestServer];
   const { flagId, secret, projectId } = seeded;
   const patchOn = (node: TestServer, body: object) => call(node.baseUrl, 'PATCH', `/api/v1/flags/${flagId}`, { token: secret, body });

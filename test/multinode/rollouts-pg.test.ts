@@ -10,7 +10,7 @@ import { call } from '../helpers/http.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { prometheusPort, startExporter, startPrometheus } from '../helpers/prometheus.js';
 import { kUnlimited } from '../reliability/support.js';
-import { changeLog, seedWithConsole, startReadyNodes } from './support.js';
+import { changeLog, seedInProcess, startReadyNodes } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -19,7 +19,7 @@ const kHangMs = 60_000;
 t.test('two nodes: every step of a rollout taken once, in order, and both serve the end', async (t) => {
   const url = await pg.newDatabase();
   const database = new URL(url).pathname.slice(1);
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const nodes = await startReadyNodes(t, url, 2, kUnlimited);
   const api = (i: number, method: string, path: string, body?: unknown) =>
     call(nodes[i]!.baseUrl, method, path, { token: seeded.secret, body });
@@ -68,7 +68,7 @@ t.test('two nodes: every step of a rollout taken once, in order, and both serve 
 t.test('two nodes read one guard from one Prometheus: the breach is acted on once', async (t) => {
   const url = await pg.newDatabase();
   const database = new URL(url).pathname.slice(1);
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const exporter = await startExporter('errors_ratio', 0);
   t.teardown(() => exporter.close());
   const promPort = await prometheusPort();

@@ -10,7 +10,7 @@ import { tempDir } from '../helpers/scratch-dir.js';
 import { consoleCall, setPassword, signIn, type WebSession } from '../helpers/web-console.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
-import { seedWithConsole, startReadyNodes, until } from './support.js';
+import { seedInProcess, startReadyNodes, until } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -23,7 +23,7 @@ const kRevocationDelayMs = 60_000;
 t.test('deprovisioned on node A (active false, and DELETE): signed out and every token refused on node B', async (t) => {
   const url = await pg.newDatabase();
   const db = ['--database', url];
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   t.equal((await setPassword(tempDir(t), seeded.ownerId, 'the owner of acme\n', db)).code, 0);
   // Two Editors with passwords (a person SCIM makes has none until single sign-on): SCIM links each by address.
   const people: { name: string; id: string; tokens: { id: string; secret: string }[] }[] = [];

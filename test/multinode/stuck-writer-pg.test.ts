@@ -10,14 +10,14 @@ import { holdLock } from '../helpers/hold-lock.js';
 import { call } from '../helpers/http.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
-import { seedWithConsole, startReadyNodes } from './support.js';
+import { seedInProcess, startReadyNodes } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 t.test("a node stuck inside its write does not hold the other nodes' writes", async (t) => {
   const url = await pg.newDatabase();
-  const { flagId, secret } = await seedWithConsole(t, url);
+  const { flagId, secret } = await seedInProcess(t, url);
   // Long write timeouts: without the idle limit, A's write would wait for B's lock for all of it.
   const [a, b] = (await startReadyNodes(t, url, 2, { FLAGWIRE_WRITE_TIMEOUT_MS: '60000' })) as [TestServer, TestServer];
   const patchOn = (node: TestServer, body: object) => call(node.baseUrl, 'PATCH', `/api/v1/flags/${flagId}`, { token: secret, body });

@@ -10,14 +10,14 @@ import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { SyncClient } from '../helpers/sync-client.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { createTokenWithConsole, seedWithConsole, startNode, waitReady } from './support.js';
+import { createTokenWithConsole, seedInProcess, startNode, waitReady } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
 
 t.test('a change written through node A is pushed to a stream on node B; a revocation on A ends it', async (t) => {
   const url = await pg.newDatabase();
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const read = await createTokenWithConsole(t, url, seeded, 'sync-read', 'read');
   t.equal(read.code, 0, read.stderr);
   const readToken = read.json as { id: string; secret: string };

@@ -15,7 +15,7 @@ import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { type Received, startReceiver } from '../helpers/webhook-receiver.js';
 import { kUnlimited } from '../reliability/support.js';
-import { changeLog, type Seeded, seedWithConsole, startReadyNodes } from './support.js';
+import { changeLog, type Seeded, seedInProcess, startReadyNodes } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -64,7 +64,7 @@ function senderOf(nodes: TestServer[], remotePort: number, receiverPort: number)
 t.test('two nodes, twenty changes made on both: each reaches the receiver once, signed, queued with its change', async (t) => {
   const url = await pg.newDatabase();
   const database = new URL(url).pathname.slice(1);
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   const nodes = await startReadyNodes(t, url, 2, kNodeEnv);
   const { api, log } = client(nodes, seeded);
   const receiver = await startReceiver();
@@ -138,7 +138,7 @@ t.test('two nodes, twenty changes made on both: each reaches the receiver once, 
 t.test('the node sending a delivery killed (kill -9) before the answer: another node sends it again', async (t) => {
   const url = await pg.newDatabase();
   const database = new URL(url).pathname.slice(1);
-  const seeded = await seedWithConsole(t, url);
+  const seeded = await seedInProcess(t, url);
   // An attempt is cut off after 2 s; its claim lasts three times that, 6 s.
   const kTimeoutMs = 2000;
   const nodes = await startReadyNodes(t, url, 2, { ...kNodeEnv, FLAGWIRE_WEBHOOK_TIMEOUT_MS: String(kTimeoutMs) });
