@@ -26,17 +26,23 @@ const kAllowed = [`${kRoot}src/`, `${kRoot}node_modules/@sinclair/typebox/`];
  * `tsc --incremental` does): the test's probes, modules no browser module imports, are all it checks
  * again, about a quarter of a whole check's CPU. A change that reaches every file (Node's
  * declarations loaded) checks every file again.
+ *
+ * With no `previous`, `fromBuild` starts from the last build's verdicts (the tsBuildInfoFile) and
+ * leaves that file as it is; `persist` (the build's own check) starts from them and writes them back.
+ * Either way the builder checks again every file whose program changed since (the probes, a module
+ * edited since the build): the verdicts are TypeScript's own.
  */
-export function checkBrowserCode(extraFiles = [], previous = undefined, { persist = false } = {}) {
+export function checkBrowserCode(extraFiles = [], previous = undefined, { persist = false, fromBuild = false } = {}) {
   const unrecoverable = [];
   const configHost = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => unrecoverable.push(d) };
   const config = ts.getParsedCommandLineOfConfigFile(kConfig, {}, configHost);
   if (config === undefined || unrecoverable.length > 0) return { code: 1, report: report(unrecoverable), program: undefined };
   // The build's check (`persist`) starts from the last build's verdicts, kept in the tsconfig's
   // tsBuildInfoFile as tsc keeps its own: a build where no browser module changed checks none again.
-  const options = persist ? { ...config.options, incremental: true } : { ...config.options, incremental: false };
+  const incremental = persist || fromBuild;
+  const options = { ...config.options, incremental };
   const host = ts.createIncrementalCompilerHost(options);
-  previous ??= persist ? ts.readBuilderProgram(options, host) : undefined;
+  previous ??= incremental ? ts.readBuilderProgram(options, host) : undefined;
   const program = ts.createSemanticDiagnosticsBuilderProgram([...config.fileNames, ...extraFiles], options, host, previous);
   // What ts.getPreEmitDiagnostics answers for a program, asked of the builder so that it can reuse them.
   const diagnostics = ts.sortAndDeduplicateDiagnostics([

@@ -2,9 +2,11 @@
 // src/web-console/browser/tsconfig.json: the ES and DOM libraries, no package's types). Here the build's
 // check is run in this process, through the function the build's script calls: on the browser modules as
 // they are, and with probe modules added that name something only Node declares, directly or through a
-// type imported from the server's code. Each check after the first is given the one before it, so that
-// TypeScript checks again only what changed around it (a process per check, each checking every file,
-// was about 20 CPU s).
+// type imported from the server's code. The first check starts from the build's verdicts
+// (dist/.tsbuildinfo-browser, which `npm run build` writes; read here, never written), each after it
+// from the one before, so that TypeScript checks again only what changed around it: the probes, and any
+// browser module changed since the build (a process per check, each checking every file, was about 20
+// CPU s; checking every file in the first, about 5).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
@@ -13,7 +15,11 @@ const kRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** What scripts/check-browser-code.mjs exports (a JavaScript module: its shape is declared here). */
 interface BrowserCheck {
-  checkBrowserCode(extraFiles: string[], previous: unknown): { code: number; report: string; program: unknown };
+  checkBrowserCode(
+    extraFiles: string[],
+    previous: unknown,
+    options: { fromBuild: boolean },
+  ): { code: number; report: string; program: unknown };
 }
 const { checkBrowserCode } = (await import(`${kRoot}scripts/check-browser-code.mjs`)) as BrowserCheck;
 /** The last check's program, which the next one is given. */
@@ -28,7 +34,7 @@ function check(t: Test, probes: Record<string, string>): { code: number; report:
     writeFileSync(`${dir}/${name}`, source);
     return `${dir}/${name}`;
   });
-  const { code, report, program } = checkBrowserCode(files, previous);
+  const { code, report, program } = checkBrowserCode(files, previous, { fromBuild: true });
   previous = program;
   return { code, report };
 }
