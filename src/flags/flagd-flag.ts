@@ -203,7 +203,11 @@ function withFragments(state: EffectiveState, fragments: ResolvedFragments): Eff
   return state.typed === undefined ? state : { ...state, typed: fragments.typed(state.typed) };
 }
 
-function flagdFlag(flag: Flag, state: EffectiveState, audiences: readonly Audience[]): FlagdFlag {
+/**
+ * `state` of `flag` in flagd's language, without the checks of flagInFlagd (a state it says): also what
+ * the import asks to recognise a document it wrote (src/flags/flagd-exposure-undo.ts).
+ */
+export function flagdFlag(flag: Flag, state: EffectiveState, audiences: readonly Audience[]): FlagdFlag {
   // OFREP's metadata names the flag's id and name on every answer; flagd serves the flag's metadata. An
   // experiment is named too (issue 58); whether an answer is an exposure varies per answer, which flagd's
   // fixed metadata cannot say: the variant says it (the top of this file).
