@@ -46,6 +46,9 @@
 // for experiment states only. A state whose tree gives no twin (a disabled state, a boolean one at 0
 // or 100%, a typed one with no rule at 100%) is said as without an experiment, its metadata naming the
 // experiment only.
+// `flagwire flags import` takes such a flag back to the same state without its experiment by saying it
+// again with flagdFlag (src/flags/flagd-exposure-undo.ts): a change to these shapes changes what it
+// recognises with it.
 //
 // A flag that flagd's language cannot say exactly is not said at all: the answer names why
 // (flagdInexpressible), and each caller leaves the flag out and names it.
