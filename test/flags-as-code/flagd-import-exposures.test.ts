@@ -104,6 +104,19 @@ const kOriginals: FlagCreate[] = [
     defaultVariant: 'off',
     targeting: { if: [{ '==': [{ var: 'plan' }, 'pro'] }, 'on~', null] },
   },
+  // A typed rule at 100% behind cohorts and an audience, with a variant named "null" (the wrapper's
+  // fourth arm catches a null answer first).
+  {
+    name: 'typed-gated',
+    enabled: true,
+    trafficPercentage: 100,
+    experiment: 'exp-gated',
+    cohorts: ['vip'],
+    audienceId,
+    variants: { null: 'n', x: 'X', y: 'Y' },
+    defaultVariant: 'y',
+    targeting: { if: [{ '==': [{ var: 'tier' }, 'gold'] }, 'x', { '==': [{ var: 'plan' }, 1] }, 'null', null] },
+  },
   // No experiment: imported as before.
   { name: 'plain', enabled: true, trafficPercentage: 100 },
 ];
