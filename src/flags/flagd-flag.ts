@@ -46,6 +46,9 @@
 // for experiment states only. A state whose tree gives no twin (a disabled state, a boolean one at 0
 // or 100%, a typed one with no rule at 100%) is said as without an experiment, its metadata naming the
 // experiment only.
+// `flagwire flags import` takes such a flag back to the same state without its experiment by saying it
+// again with flagdFlag (src/flags/flagd-exposure-undo.ts): a change to these shapes changes what it
+// recognises with it.
 //
 // A flag that flagd's language cannot say exactly is not said at all: the answer names why
 // (flagdInexpressible), and each caller leaves the flag out and names it.
@@ -203,7 +206,11 @@ function withFragments(state: EffectiveState, fragments: ResolvedFragments): Eff
   return state.typed === undefined ? state : { ...state, typed: fragments.typed(state.typed) };
 }
 
-function flagdFlag(flag: Flag, state: EffectiveState, audiences: readonly Audience[]): FlagdFlag {
+/**
+ * `state` of `flag` in flagd's language, without the checks of flagInFlagd (a state it says): also what
+ * the import asks to recognise a document it wrote (src/flags/flagd-exposure-undo.ts).
+ */
+export function flagdFlag(flag: Flag, state: EffectiveState, audiences: readonly Audience[]): FlagdFlag {
   // OFREP's metadata names the flag's id and name on every answer; flagd serves the flag's metadata. An
   // experiment is named too (issue 58); whether an answer is an exposure varies per answer, which flagd's
   // fixed metadata cannot say: the variant says it (the top of this file).

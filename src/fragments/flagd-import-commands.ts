@@ -16,6 +16,12 @@
 // A flag of the file may carry Flagwire's `x-flagwire-bucketing` ("modulo" or "fractional"; flagd ignores
 // a flag's unknown keys, and `flagwire export --format flagd` writes it for a fractional flag): a new flag
 // is made with it; an existing flag's must be the same (a bucketing never changes: bucketing.ts).
+//
+// A flag whose own metadata names `flagwireExposureMarker` (a state with an experiment, as Flagwire's
+// export names its exposures in twin variants: src/flags/flagd-flag.ts) is imported as the export says
+// the same state without the twins (src/flags/flagd-exposure-undo.ts): the twins dropped, the targeting
+// the plain gate and rule, the marker dropped from the metadata (experimentKey kept, as all metadata is).
+// A flag with the marker whose shape is not one the export writes is refused, naming it: never guessed.
 import { FlagwireError } from '../errors.js';
 import type { Flag } from '../model/flags.js';
 import { resolveEnvParam } from '../model/environments.js';
@@ -32,6 +38,7 @@ import type { FlagDefinitionDocument } from '../targeting/definition.js';
 import { RefResolver } from '../targeting/refs.js';
 import { type FragmentOutcome, putFragmentAs } from './fragment-commands.js';
 import { listFlags } from '../flag-records/flag-store.js';
+import { namesExposureMarker, withoutExposureTwins, type UndoneExposures, type WrittenFlagdFlag } from '../flags/flagd-exposure-undo.js';
 
 const kBucketingCheck = compiledOnUse(Bucketing);
 
@@ -77,6 +84,8 @@ export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number
   const byName = new Map<string, Flag>(listFlags(w, project.id).map((f) => [f.name, f]));
   const bucketings = fileBucketings(document, byName);
   if (!bucketings.ok) throw refusal(bucketings.problems);
+  const untwinned = exposuresUndone(document);
+  if (!untwinned.ok) throw refusal(untwinned.problems);
   const evaluators = document.$evaluators ?? {};
   // The file's evaluators are sound (parsed): each is resolved with no problem.
   const resolver = new RefResolver(evaluators, []);
@@ -93,15 +102,25 @@ export function flagsImport(w: StoreWriter, input: FlagsImportInput, now: number
   }
   const flags: ImportedFlag[] = [];
   for (const [key, flag] of Object.entries(parsed.definition.flags)) {
-    const state = {
-      enabled: flag.state === 'ENABLED',
-      variants: flag.variants,
-      defaultVariant: flag.defaultVariant,
-      // As written: its `$ref`s name the fragments just made.
-      targeting: flag.targeting === null ? {} : (document.flags[key]!.targeting ?? {}),
-      // The flag-set's metadata overlaid with the flag's own, as flagd serves it ({} is none).
-      metadata: { ...parsed.definition.metadata, ...flag.metadata },
-    };
+    const undone = untwinned.byKey.get(key);
+    const state =
+      undone !== undefined
+        ? {
+            enabled: true,
+            variants: undone.variants,
+            defaultVariant: undone.defaultVariant,
+            targeting: undone.targeting,
+            metadata: { ...parsed.definition.metadata, ...undone.metadata },
+          }
+        : {
+            enabled: flag.state === 'ENABLED',
+            variants: flag.variants,
+            defaultVariant: flag.defaultVariant,
+            // As written: its `$ref`s name the fragments just made.
+            targeting: flag.targeting === null ? {} : (document.flags[key]!.targeting ?? {}),
+            // The flag-set's metadata overlaid with the flag's own, as flagd serves it ({} is none).
+            metadata: { ...parsed.definition.metadata, ...flag.metadata },
+          };
     try {
       const existing = byName.get(key);
       if (existing === undefined) {
@@ -131,6 +150,24 @@ function jsonValue(document: unknown): unknown {
   } catch {
     return document;
   }
+}
+
+type Untwinned = Extract<UndoneExposures, { ok: true }>;
+
+/** Each flag whose metadata names an exposure marker, without its twins, by key; or every flag that cannot be. */
+function exposuresUndone(
+  document: FlagDefinitionDocument,
+): { ok: true; byKey: Map<string, Untwinned> } | { ok: false; problems: string[] } {
+  const flags = document.flags as Record<string, WrittenFlagdFlag>;
+  const byKey = new Map<string, Untwinned>();
+  const problems: string[] = [];
+  for (const [key, flag] of Object.entries(flags)) {
+    if (!namesExposureMarker(flag)) continue;
+    const undone = withoutExposureTwins(flag);
+    if (undone.ok) byKey.set(key, undone);
+    else problems.push(`${formatPath(['flags', key])}: ${undone.problem}`);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, byKey };
 }
 
 type FileBucketings = { ok: true; byKey: Map<string, Bucketing> } | { ok: false; problems: string[] };
