@@ -3,14 +3,15 @@
 // source unchanged, is never emitted again (nor by `tsc -b`, which compares with the state file alone).
 // So if any TypeScript source's output is missing, the saved state is forgotten and this build emits
 // every file, as a build from nothing does.
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const kRoot = fileURLToPath(new URL('..', import.meta.url));
-// tsconfig.json's `include`.
-const kSourceDirs = ['src', 'test', 'bench', 'scripts'];
-const kState = join(kRoot, 'dist/.tsbuildinfo');
+const kConfig = JSON.parse(readFileSync(join(kRoot, 'tsconfig.json'), 'utf8'));
+// The folders tsc compiles, as tsconfig.json includes them.
+const kSourceDirs = kConfig.include;
+const kState = join(kRoot, kConfig.compilerOptions.tsBuildInfoFile);
 
 function firstMissing(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
