@@ -263,16 +263,25 @@ function gate(flag: Flag, state: EffectiveState, audiences: readonly Audience[])
   const percentage: Logic = p >= 100 ? true : p <= 0 ? false : split(flag.id, p);
   let passed = percentage;
   if (state.audienceId !== null) {
-    const audience = audienceOf(audiences, state.audienceId, flag.projectId);
-    // An audience that no longer exists never matches (src/eval-engine/evaluate.ts compileState).
-    const matched = audience === undefined ? false : allOf(audience.rules.map(ruleMet));
+    const matched = audienceMatched(flag, state.audienceId, audiences);
     passed = percentage === false ? false : percentage === true ? matched : allOf([matched, percentage]);
   }
-  // An empty string is no cohort (OFREP's context reads it as absent), so it never matches.
-  const cohorts = state.cohorts.filter((c) => c !== '');
+  const cohorts = listedCohorts(state);
   if (cohorts.length === 0 || passed === true) return passed;
   const listed = { in: [kCohort, cohorts] };
   return passed === false ? listed : { if: [listed, true, passed] };
+}
+
+/** Whether the caller is in the state's audience, as JsonLogic: the gate and an experiment's tree both ask it. */
+function audienceMatched(flag: Flag, audienceId: string, audiences: readonly Audience[]): Logic {
+  const audience = audienceOf(audiences, audienceId, flag.projectId);
+  // An audience that no longer exists never matches (src/eval-engine/evaluate.ts compileState).
+  return audience === undefined ? false : allOf(audience.rules.map(ruleMet));
+}
+
+/** The state's cohorts that can match: an empty string is no cohort (OFREP's context reads it as absent). */
+function listedCohorts(state: EffectiveState): string[] {
+  return state.cohorts.filter((c) => c !== '');
 }
 
 /** Every condition true (an empty list is), as nested `if`s: see the top of this file for why not `and`. */
@@ -395,20 +404,14 @@ function allocatingFlag(
 
 /** An experiment state's targeting: design §2's decision with each of its ends answered by `arms`. */
 function decisionTree(flag: Flag, state: EffectiveState, audiences: readonly Audience[], arms: Arms): Answer {
-  let matched: Logic = true;
-  if (state.audienceId !== null) {
-    const audience = audienceOf(audiences, state.audienceId, flag.projectId);
-    // An audience that no longer exists never matches (src/eval-engine/evaluate.ts compileState).
-    matched = audience === undefined ? false : allOf(audience.rules.map(ruleMet));
-  }
+  const matched = state.audienceId === null ? true : audienceMatched(flag, state.audienceId, audiences);
   const p = state.trafficPercentage;
   let passed: Answer = arms.out;
   if (matched !== false) {
     passed = p >= 100 ? arms.all() : p <= 0 ? arms.out : allocation(flag.id, p, arms);
     if (matched !== true) passed = { if: [matched, passed, arms.out] };
   }
-  // An empty string is no cohort (OFREP's context reads it as absent), so it never matches.
-  const cohorts = state.cohorts.filter((c) => c !== '');
+  const cohorts = listedCohorts(state);
   return cohorts.length === 0 ? passed : { if: [{ in: [kCohort, cohorts] }, arms.cohort, passed] };
 }
 
