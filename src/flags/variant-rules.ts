@@ -3,7 +3,7 @@
 // result may be stored. Whether it is a valid flagd definition is asked of src/targeting/parse.ts (the
 // one home of that rule); what the store needs beyond it (a bounded depth, keys and numbers that survive
 // msgpack) is checked here first.
-import type { TypedVariants } from '../model/flags.js';
+import { kExposureMarkerField, type TypedVariants } from '../model/flags.js';
 import type { TypedFields } from '../model/schemas.js';
 import { evaluatorProblems, flagVariantProblems, type FlagProblem } from '../targeting/parse.js';
 import { type DefinitionProblem, formatPath, type PathStep } from '../targeting/problems.js';
@@ -79,12 +79,28 @@ export function typedProblems(typed: TypedVariants, fragments: FragmentRules = k
     ...storableProblems(typed.variants, ['variants']),
     ...storableProblems(typed.targeting, ['targeting']),
     ...storableProblems(typed.metadata ?? {}, ['metadata']),
+    ...reservedMetadataProblems(typed.metadata ?? {}),
   ];
   if (problems.length > 0) return problems;
   const refProblems: DefinitionProblem[] = [];
   const targeting = resolveRule(typed.targeting, fragments, refProblems);
   if (refProblems.length > 0) return refProblems.map((p) => ({ path: p.path, message: p.message }));
   return flagVariantProblems({ ...typed, targeting });
+}
+
+/**
+ * The flag metadata key that names a flag's exposure twins in Flagwire's flagd documents (src/flags/
+ * flagd-flag.ts) is the export's alone: stored, a flag would carry it into every flagd document, and the
+ * events hook would send any variant ending in it as an exposure (docs/decisions.md).
+ */
+function reservedMetadataProblems(metadata: Record<string, unknown>): FlagProblem[] {
+  if (!Object.hasOwn(metadata, kExposureMarkerField)) return [];
+  return [
+    {
+      path: formatPath(['metadata', kExposureMarkerField]),
+      message: "is Flagwire's own: its flagd export names a flag's exposure variants with it, so a flag's metadata cannot hold it",
+    },
+  ];
 }
 
 /**

@@ -295,3 +295,23 @@ t.test('a hand-edited document with the marker and a shape the export never writ
     t.equal(listFlags(world.store, target).length, 0);
   }
 });
+
+t.test("the marker in the flag set's own metadata (which flagd lays under every flag's) is refused; nothing changes", async (t) => {
+  const target = project('Set marker');
+  const document = structuredClone(exported);
+  document.metadata = { ...(document.metadata as Record<string, unknown> | undefined), flagwireExposureMarker: '~' };
+  const before = world.snapshot();
+  let error: unknown = null;
+  try {
+    importInto(target, document);
+  } catch (err) {
+    error = err;
+  }
+  t.ok(error instanceof FlagwireError && error.code === 'INVALID_REQUEST', 'refused');
+  t.match(
+    (error as FlagwireError).detail,
+    /^The file was not imported, nothing changed: flags\.[a-z~-]+: "?metadata\.flagwireExposureMarker"?: is Flagwire's own/,
+  );
+  t.equal(world.snapshot(), before, 'nothing changed');
+  t.equal(listFlags(world.store, target).length, 0);
+});

@@ -211,3 +211,28 @@ t.test('refusals of what the store cannot keep as sent: depth, __proto__, infini
     '"variants.a.n": is not a finite number',
   );
 });
+
+t.test("refusals of the metadata key Flagwire's flagd export writes: flagwireExposureMarker", async (t) => {
+  const why = "is Flagwire's own: its flagd export names a flag's exposure variants with it, so a flag's metadata cannot hold it";
+  // A patch's problems quote their path, a create's do not (as the other refusals above).
+  const reserved = `"metadata.flagwireExposureMarker": ${why}`;
+  const flag = create(world.ids.single, { name: 'm-colour', variants: kColours, metadata: { team: 'web' } });
+  t.equal(refusal(t, () => patch(flag, { metadata: { team: 'web', flagwireExposureMarker: '~' } })), reserved, 'on a patch');
+  t.equal(
+    refusal(t, () => create(world.ids.single, { name: 'm-new', variants: kColours, metadata: { flagwireExposureMarker: '~' } })),
+    `metadata.flagwireExposureMarker: ${why}`,
+    'on a create',
+  );
+  t.equal(
+    refusal(t, () =>
+      create(world.ids.multi, {
+        name: 'm-group',
+        environments: { staging: { variants: kColours, metadata: { flagwireExposureMarker: '~1' } } },
+      }),
+    ),
+    `environments.staging.metadata.flagwireExposureMarker: ${why}`,
+    'per environment, with its place',
+  );
+  const after = stored(flag.id);
+  t.same(after.kind === 'flag' ? after.state.typed?.metadata : null, { team: 'web' }, 'the stored metadata is as it was');
+});
