@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { compileState } from '../../src/eval-engine/evaluate.js';
 import { compileVariants } from '../../src/eval-engine/variants.js';
@@ -278,28 +278,18 @@ t.test('a hand-edited document with the marker and a shape the export never writ
   for (const [what, edit] of edits) {
     const document = structuredClone(exported);
     edit(document);
-    const before = world.snapshot();
-    let error: unknown = null;
-    try {
-      importInto(target, document);
-    } catch (err) {
-      error = err;
-    }
-    t.ok(error instanceof FlagwireError && error.code === 'INVALID_REQUEST', `${what}: refused`);
-    t.match(
-      (error as FlagwireError).detail,
+    importRefused(
+      t,
+      target,
+      document,
       /^The file was not imported, nothing changed: flags\.[a-z~-]+: it names an exposure marker \(metadata "flagwireExposureMarker"\) but is not a flag Flagwire's flagd export writes/,
       what,
     );
-    t.equal(world.snapshot(), before, `${what}: nothing changed`);
-    t.equal(listFlags(world.store, target).length, 0);
   }
 });
 
-t.test("the marker in the flag set's own metadata (which flagd lays under every flag's) is refused; nothing changes", async (t) => {
-  const target = project('Set marker');
-  const document = structuredClone(exported);
-  document.metadata = { ...(document.metadata as Record<string, unknown> | undefined), flagwireExposureMarker: '~' };
+/** Imports `document` into the (empty) project `target`, checking that it is refused as `detail` says and changes nothing. */
+function importRefused(t: Test, target: string, document: unknown, detail: RegExp, what: string): void {
   const before = world.snapshot();
   let error: unknown = null;
   try {
@@ -307,11 +297,20 @@ t.test("the marker in the flag set's own metadata (which flagd lays under every 
   } catch (err) {
     error = err;
   }
-  t.ok(error instanceof FlagwireError && error.code === 'INVALID_REQUEST', 'refused');
-  t.match(
-    (error as FlagwireError).detail,
-    /^The file was not imported, nothing changed: flags\.[a-z~-]+: "?metadata\.flagwireExposureMarker"?: is Flagwire's own/,
-  );
-  t.equal(world.snapshot(), before, 'nothing changed');
+  t.ok(error instanceof FlagwireError && error.code === 'INVALID_REQUEST', `${what}: refused`);
+  t.match((error as FlagwireError).detail, detail, what);
+  t.equal(world.snapshot(), before, `${what}: nothing changed`);
   t.equal(listFlags(world.store, target).length, 0);
+}
+
+t.test("the marker in the flag set's own metadata (which flagd lays under every flag's) is refused; nothing changes", async (t) => {
+  const document = structuredClone(exported);
+  document.metadata = { ...(document.metadata as Record<string, unknown> | undefined), flagwireExposureMarker: '~' };
+  importRefused(
+    t,
+    project('Set marker'),
+    document,
+    /^The file was not imported, nothing changed: flags\.[a-z~-]+: "?metadata\.flagwireExposureMarker"?: is Flagwire's own/,
+    'a document-level marker',
+  );
 });

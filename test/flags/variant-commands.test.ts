@@ -217,7 +217,11 @@ t.test("refusals of the metadata key Flagwire's flagd export writes: flagwireExp
   // A patch's problems quote their path, a create's do not (as the other refusals above).
   const reserved = `"metadata.flagwireExposureMarker": ${why}`;
   const flag = create(world.ids.single, { name: 'm-colour', variants: kColours, metadata: { team: 'web' } });
-  t.equal(refusal(t, () => patch(flag, { metadata: { team: 'web', flagwireExposureMarker: '~' } })), reserved, 'on a patch');
+  t.equal(
+    refusal(t, () => patch(flag, { metadata: { team: 'web', flagwireExposureMarker: '~' } })),
+    reserved,
+    'on a patch',
+  );
   t.equal(
     refusal(t, () => create(world.ids.single, { name: 'm-new', variants: kColours, metadata: { flagwireExposureMarker: '~' } })),
     `metadata.flagwireExposureMarker: ${why}`,
