@@ -67,7 +67,8 @@ const kMaxBackoffMs = 30_000;
 export class FlagwireProvider implements Provider {
   readonly metadata = { name: 'flagwire' } as const;
   readonly runsOn = 'server' as const;
-  readonly events = new OpenFeatureEventEmitter();
+  // Written out: the package's declarations are made file by file (scripts/pack-provider.mjs), without inference.
+  readonly events: OpenFeatureEventEmitter = new OpenFeatureEventEmitter();
   private readonly source: SnapshotSource;
   private readonly snapshotPath: string | null;
   private readonly initialTimeoutMs: number;

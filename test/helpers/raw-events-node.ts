@@ -15,14 +15,18 @@ export async function nodeWithRawEvents(t: Test, events: number, random = false,
   const started = await startExperimentServer(t, { FLAGWIRE_LOG_LEVEL: 'info', ...env });
   const { base, world, clientKey } = started;
   must(await call(base, 'PATCH', '/api/v1/events/settings', { token: world.secrets.write, body: { rawEventRetentionDays: 30 } }), 200);
-  const field = () => (random ? randomBytes(120).toString('hex') : 'x'.repeat(240));
   for (let sent = 0; sent < events; sent += 600) {
-    const batch = Array.from({ length: Math.min(600, events - sent) }, (_, i) => ({
+    const count = Math.min(600, events - sent);
+    // One draw of random bytes a batch, cut into the fields: a call per 120 bytes cost 0.45 CPU s more
+    // for 18,000 events (90,000 calls), for the same random hex.
+    const noise = random ? randomBytes(count * 5 * 120).toString('hex') : '';
+    const field = (n: number) => (random ? noise.slice(n * 240, (n + 1) * 240) : 'x'.repeat(240));
+    const batch = Array.from({ length: count }, (_, i) => ({
       kind: 'track',
       key: 'purchase',
       targetingKey: `user-${sent + i}`,
       value: sent + i,
-      details: Object.fromEntries(Array.from({ length: 5 }, (_, f) => [`field${f}`, field()])),
+      details: Object.fromEntries(Array.from({ length: 5 }, (_, f) => [`field${f}`, field(i * 5 + f)])),
       timestamp: Date.now(),
     }));
     must(await call(base, 'POST', '/ofrep/v1/events', { token: clientKey, body: { events: batch } }), 200);
