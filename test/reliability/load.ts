@@ -74,6 +74,8 @@ export interface Outcome {
 abstract class Worker {
   protected readonly dispatcher = agent();
   readonly outcomes: Outcome[] = [];
+  private acks = 0;
+  private readonly ackListeners = new Set<() => void>();
   private stopped = false;
   private loop: Promise<void> | null = null;
 
@@ -98,6 +100,22 @@ abstract class Worker {
     this.stopped = true;
     await this.loop;
     this.dispatcher.destroy();
+  }
+
+  /** Writes the server acknowledged so far. */
+  get ackCount(): number {
+    return this.acks;
+  }
+
+  /** Calls `listener` after each acknowledged write until the returned function is called. */
+  onAck(listener: () => void): () => void {
+    this.ackListeners.add(listener);
+    return () => this.ackListeners.delete(listener);
+  }
+
+  protected acknowledged(): void {
+    this.acks++;
+    for (const listener of this.ackListeners) listener();
   }
 
   protected abstract once(seq: number): Promise<boolean>;
@@ -153,6 +171,7 @@ export class PatchWriter extends Worker {
     this.unanswered = null;
     if (reply.status === 200 && reply.json?.changed === true) {
       this.acked.push(value);
+      this.acknowledged();
     } else {
       this.refused.push({ status: reply.status, body: reply.json });
       if (reply.status >= 500) return false;
@@ -184,13 +203,34 @@ export class Creator extends Worker {
     const reply = await this.send('POST', '/api/v1/flags', this.secret, body);
     if (reply === null) return false;
     this.unanswered = null;
-    if (reply.status === 201) this.acked.set(name, reply.json.id);
-    else {
+    if (reply.status === 201) {
+      this.acked.set(name, reply.json.id);
+      this.acknowledged();
+    } else {
       this.refused.push({ status: reply.status, body: reply.json });
       if (reply.status >= 500) return false;
     }
     return true;
   }
+}
+
+/**
+ * Resolves true once `workers` together have `count` acknowledged writes, or false after `boundMs` (a
+ * hang catcher): a test that kills the server under load waits for this, not for a fixed time, so the
+ * load it checks is there however slowly a just-started server or a loaded machine answers.
+ */
+export function acknowledgedWrites(workers: readonly (PatchWriter | Creator)[], count: number, boundMs: number): Promise<boolean> {
+  const total = () => workers.reduce((n, w) => n + w.ackCount, 0);
+  if (total() >= count) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (reached: boolean) => {
+      clearTimeout(timer);
+      for (const off of offs) off();
+      resolve(reached);
+    };
+    const timer = setTimeout(() => done(false), boundMs);
+    const offs = workers.map((w) => w.onAck(() => total() >= count && done(true)));
+  });
 }
 
 export interface Verdict {
