@@ -30,6 +30,7 @@ import {
   getOutboxUsage,
   getPayload,
   getWebhook,
+  deliveriesPast,
   listDeliveries,
   listPayloadDeliveries,
   listPayloadSeqs,
@@ -208,7 +209,7 @@ export function queueWebhookDeliveries(
         doneAt: null,
       });
       // The log stays bounded: what is past the newest kKeptDeliveries and done is dropped.
-      for (const old of listDeliveries(w, hook.id, 10, kKeptDeliveries)) if (old.status !== 'pending') dropDelivery(w, old);
+      for (const old of deliveriesPast(w, hook.id, kKeptDeliveries, 10)) if (old.status !== 'pending') dropDelivery(w, old);
     }
   }
 }

@@ -80,7 +80,7 @@ t.strictSame(
     [kUsageRecords.name]: { kind: 'flag', via: null, onDelete: 'cascade' },
     [kScheduleRecords.name]: { kind: 'flag', via: 'flag', onDelete: 'keep' },
     [kRolloutRecords.name]: { kind: 'flag', via: 'flag', onDelete: 'keep' },
-    [kDeliveryRecords.name]: { kind: 'webhook', via: 'log', onDelete: 'cascade' },
+    [kDeliveryRecords.name]: { kind: 'webhook', via: 'history', onDelete: 'cascade' },
   },
   'what each declares (docs/architecture.md: Lifecycle)',
 );

@@ -18,10 +18,12 @@ import {
   getOutboxUsage,
   getPayload,
   getWebhook,
+  deliveriesPast,
   listDeliveries,
   listDueDeliveries,
   listDueWebhooks,
   listWebhooks,
+  putDelivery,
 } from '../../src/webhooks/webhook-store.js';
 
 const world = buildWorld(tempDataDir());
@@ -231,10 +233,55 @@ t.test('the log stays bounded; deleting a webhook deletes its log', async (t) =>
       t0 + i + 1,
     );
   }
-  t.ok(deliveries(hook.id).length <= kKeptDeliveries + 10, `kept about ${kKeptDeliveries}: ${deliveries(hook.id).length}`);
+  const kept = deliveries(hook.id);
+  t.equal(kept.length, kKeptDeliveries, 'every delivery done: exactly the newest kKeptDeliveries kept');
+  t.equal(kept.at(-1)!.createdAt, t0 + 16, 'the oldest kept is the newest but kKeptDeliveries');
   t.match(world.run('webhookDelete', { principal: kOperator, webhookId: hook.id }, t0), { id: hook.id, deleted: true });
   t.same(deliveries(hook.id), []);
   t.equal(getWebhook(read(), hook.id), undefined);
+});
+
+t.test('deliveriesPast answers what listDeliveries past the kept ones answers, read from either end', async (t) => {
+  const hook = create({ url: 'https://hooks.example.com/past', events: ['token'] });
+  world.store.transact((w) => {
+    for (let i = 0; i < 40; i++) {
+      const pending = i % 3 === 0;
+      putDelivery(w, {
+        id: `msg_past${String(i).padStart(3, '0')}`,
+        webhookId: hook.id,
+        projectId: ids.single,
+        event: 'token.create',
+        auditSeq: 1,
+        createdAt: t0 + i,
+        queuedAt: t0 + i,
+        status: pending ? 'pending' : 'delivered',
+        attempts: pending ? 0 : 1,
+        nextAttemptAt: pending ? t0 + i : null,
+        claimedBy: null,
+        lastStatus: pending ? null : 200,
+        lastError: null,
+        lastLatencyMs: pending ? null : 1,
+        lastAttemptAt: pending ? null : t0 + i,
+        doneAt: pending ? null : t0 + i,
+      });
+    }
+  });
+  const idsOf = (list: readonly WebhookDelivery[]) => list.map((d) => d.id).sort();
+  // [kept, limit]: past the newest 30 (read from the oldest end), past 2 (from the newest), a few past, none.
+  for (const [kept, limit] of [
+    [30, 10],
+    [2, 10],
+    [36, 10],
+    [38, 3],
+    [40, 10],
+    [45, 10],
+    [0, 50],
+  ] as const) {
+    const expected = listDeliveries(read(), hook.id, limit, kept);
+    t.same(idsOf(deliveriesPast(read(), hook.id, kept, limit)), idsOf(expected), `kept ${kept}, limit ${limit}: ${expected.length}`);
+  }
+  world.run('webhookDelete', { principal: kOperator, webhookId: hook.id }, t0);
+  t.same(deliveriesPast(read(), hook.id, 0, 10), [], 'a deleted webhook has none');
 });
 
 t.test('the signature is Standard Webhooks: a reference verifier accepts it, and refuses a changed body', async (t) => {
