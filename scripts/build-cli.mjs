@@ -10,10 +10,11 @@
 //     own file, so what it finds next to itself (worker files, package.json) is found as before;
 //   dist/src/cli/bundle/serve/main.js: the same, in one file, for serve (a long-running command), which
 //     loads all of it;
-//   dist/src/cli/bundle/writer/actor.js, eval/worker.js and events/events-thread.js: the writer thread's,
-//     an evaluation worker's and the events thread's entries bundled the same way, which the bundle
-//     above starts instead of the modules (a node's writer thread loaded some 190 of them, an evaluation
-//     worker 75: bench/RESULTS.md, issue 57 item 2).
+//   dist/src/cli/bundle/writer/actor.js, eval/worker.js, events/events-thread.js and
+//     frontend/frontend-thread.js: the writer thread's, an evaluation worker's, the events thread's and a
+//     front-end thread's entries bundled the same way, which the bundle above starts instead of the
+//     modules (a node's writer thread loaded some 190 of them, an evaluation worker 75: bench/RESULTS.md,
+//     issue 57 item 2).
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
@@ -60,6 +61,10 @@ const kThreadBundles = [
   { dir: 'eval', entries: ['eval-engine/worker.js', ...declaredEvaluators()] },
   // Started by a front end with its first batch of events (src/events/event-counter.ts).
   { dir: 'events', entries: ['events/events-thread.js'] },
+  // A front-end thread (FLAGWIRE_HTTP_THREADS > 1, src/server/frontend-threads.ts): from its modules,
+  // each thread's start cost about 0.9 CPU s more, its evaluation workers' included (started from them,
+  // they ran unbundled too).
+  { dir: 'frontend', entries: ['server/frontend-thread.js'] },
 ];
 /** Each bundled entry's path under dist/src, and its bundle's under the command line's. */
 const kBundledEntries = new Map(kThreadBundles.flatMap(({ dir, entries }) => entries.map((entry) => [entry, `${dir}/${basename(entry)}`])));

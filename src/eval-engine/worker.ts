@@ -24,7 +24,7 @@ export interface EvalWorkerData {
   crashFlagId: string | null;
   /**
    * Test hook for a stuck worker (FLAGWIRE_TEST_EVAL_HANG_ID): a batch holding a request for this flag
-   * id never finishes, as an endless loop in a native call would. Null in normal operation.
+   * id never finishes, as a native call that never returns would. Null in normal operation.
    */
   hangFlagId: string | null;
 }
@@ -68,10 +68,20 @@ function handleSlot(kind: SlotKind, buffer: ArrayBufferLike, count: number): Arr
   return evaluateBatch(buffer, count);
 }
 
+/**
+ * The stuck-worker hook's hang: blocked on a word no one ever notifies, until the pool terminates the
+ * thread (a termination ends the wait as it would end a loop). Blocked, not spinning: a spin held a core
+ * for the whole batch timeout (5 s), twice per run of test/eval/stuck-worker.test.ts, on a 2-core machine.
+ */
+function hangForever(): never {
+  const word = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) Atomics.wait(word, 0, 0);
+}
+
 function evaluateBatch(buffer: ArrayBufferLike, count: number): ArrayBufferLike {
   requests.readRequests(buffer, count);
   if (start.crashFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.crashFlagId) process.exit(70);
-  if (start.hangFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.hangFlagId) for (;;);
+  if (start.hangFlagId !== null) for (let i = 0; i < requests.count; i++) if (requests.ids[i] === start.hangFlagId) hangForever();
   // Renew the read snapshot before answering anything (engine.ts: freshness rule).
   engine.beginBatch();
   // The batch's rules may do this much work together (src/targeting/work-budget.ts): never a stuck batch.

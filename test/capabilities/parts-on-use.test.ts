@@ -67,12 +67,13 @@ t.test('a front end loads every capability part it serves from the same declarat
 });
 
 t.test(
-  "a node started from the command line's bundle runs its writer and evaluation threads from bundles, the writer without routes",
+  "a node started from the command line's bundle runs its writer, evaluation and front-end threads from bundles, the writer without routes",
   async (t) => {
-    // The writer thread's and an evaluation worker's entries are bundled as the command line's is
-    // (scripts/build-cli.mjs): a few files instead of some 190 and 75 modules. The writer's routes and
-    // commands stay in pieces it never loads.
-    const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn' };
+    // The writer thread's, an evaluation worker's and a front-end thread's entries are bundled as the
+    // command line's is (scripts/build-cli.mjs): a few files instead of some 190, 75 and 300 modules. The
+    // writer's routes and commands stay in pieces it never loads. Two front-end threads, whatever the
+    // machine's default (one on two cores).
+    const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn', FLAGWIRE_HTTP_THREADS: '2' };
     delete env.FLAGWIRE_TEST_CAPABILITY;
     delete env.FLAGWIRE_DATA;
     const [file, args] = plainNode(['--import', kModuleLog, kCli, 'serve', '--port', '0', '--data', scratchDir('flagwire-parts-')]);
@@ -110,6 +111,8 @@ t.test(
       .filter((l) => l.startsWith(`loaded ${kDist}`))
       .map((l) => l.slice(`loaded ${kDist}`.length));
     t.ok(loaded.includes('cli/bundle/writer/actor.js'), "the writer thread ran from the writer's bundle");
+    t.ok(loaded.includes('cli/bundle/frontend/frontend-thread.js'), "the front-end threads ran from the front end's bundle");
+    t.notOk(loaded.includes('server/frontend-thread.js'), 'not from its modules');
     t.ok(stderr.includes('node_modules/lmdb/'), 'the log names packages too');
     t.notOk(
       stderr.includes('node_modules/@duckdb/'),
@@ -138,9 +141,9 @@ t.test(
       "the writer's bundle loaded no piece of routes or command-line commands",
     );
     t.strictSame(
-      loaded.filter((path) => path.startsWith('cli/bundle/') && !/^cli\/bundle\/(writer|eval)\//.test(path)),
+      [...new Set(loaded.filter((path) => path.startsWith('cli/bundle/') && !/^cli\/bundle\/(writer|eval|frontend)\//.test(path)))],
       ['cli/bundle/serve/main.js', 'cli/bundle/pino.cjs'],
-      "the main thread ran from the one file of serve, routes and all, and pino's one file",
+      "the main thread ran from the one file of serve, routes and all, and it and the front-end threads from pino's one file",
     );
     t.notOk(stderr.includes('node_modules/pino/'), "no thread loaded pino's own files");
   },
