@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { storeChildEnv } from './child-env.js';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 
 /** A probe that has not read the file within this time is stuck (a damaged page can loop a reader). */
@@ -25,13 +26,7 @@ export async function verifyDataFile(path: string, databases: readonly string[] 
     return; // absent: the store creates it
   }
   checkDataFile(path);
-  // The probe needs no Node options; preloads in NODE_OPTIONS (a test runner's hooks) only slow it. Nor
-  // extra CA certificates (it makes no connection): Node parses the ones NODE_EXTRA_CA_CERTS names as a
-  // process starts, about 80 ms of CPU for a system bundle of 144, nearly as much as the probe's own work.
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  delete env.NODE_EXTRA_CA_CERTS;
-  const child = spawn(process.execPath, [kProbe, path, ...databases], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [kProbe, path, ...databases], { env: storeChildEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (text: string) => {
     if (stderr.length < 2000) stderr += text;
