@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { storeChildEnv } from './child-env.js';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 
 /** A probe that has not read the file within this time is stuck (a damaged page can loop a reader). */
@@ -25,10 +26,7 @@ export async function verifyDataFile(path: string, databases: readonly string[] 
     return; // absent: the store creates it
   }
   checkDataFile(path);
-  // The probe needs no Node options; preloads in NODE_OPTIONS (a test runner's hooks) only slow it.
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [kProbe, path, ...databases], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [kProbe, path, ...databases], { env: storeChildEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (text: string) => {
     if (stderr.length < 2000) stderr += text;

@@ -20,6 +20,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { RootDatabase } from 'lmdb';
 import { FlagwireError } from '../errors.js';
+import { storeChildEnv } from './child-env.js';
 
 const kReopen = fileURLToPath(new URL('./reopen.js', import.meta.url));
 /** Another open can meet a commit again right after a repair; more than this in a row is not chance. */
@@ -78,7 +79,11 @@ function startsFromNewest(root: RootDatabase, path: string): void {
   // The newer of the file's two meta pages: no other process writes them while this one holds the lock.
   const newest = ids.env.info().lastTxnId;
   if (txnId === newest + 1) return;
-  const reopen = spawnSync(process.execPath, [kReopen, path], { stdio: ['ignore', 'ignore', 'pipe'], timeout: kReopenTimeoutMs });
+  const reopen = spawnSync(process.execPath, [kReopen, path], {
+    env: storeChildEnv(),
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: kReopenTimeoutMs,
+  });
   const failed = reopen.status === 0 ? '' : `; reopening it failed: ${reopen.error?.message ?? reopen.stderr?.toString().trim() ?? ''}`;
   throw new OutOfDateStart(`write transaction ${txnId} would start from commit ${txnId - 1}, but the newest is ${newest}${failed}`);
 }
