@@ -3,8 +3,9 @@
 // with the environment given explicitly): a Node start per command was most of the CLI tests' CPU. The
 // real binary (`node dist/src/cli/cli.js ...`) runs where the process itself is what is tested
 // (`process: true`), and where a command reads more of its process than argv and env: bytes that are
-// not UTF-8 on the command line, stdin (user password), a cwd, test-hook settings, PostgreSQL (--database),
-// serve and migrate-to-postgres. test/cli/cli-binary.test.ts proves both give the same exit status and bytes.
+// not UTF-8 on the command line, stdin (user password), a cwd, test-hook settings, PostgreSQL (--database,
+// unless the test asks for it in this process: inProcess), serve and migrate-to-postgres.
+// test/cli/cli-binary.test.ts proves both give the same exit status and bytes.
 import { execFile } from 'node:child_process';
 import { main } from '../../src/cli/main.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
@@ -32,6 +33,14 @@ export interface CliOptions {
   cwd?: string;
   /** Run the real binary in a child process (default: in this process where that is the same run). */
   process?: boolean;
+  /**
+   * A PostgreSQL run (--database) in this process too, where it would have a process of its own, and
+   * beside the other runs rather than after them (console commands that must wait on the database's
+   * locks at the same moment), each on a data dir no other run has open. For a database no test hangs:
+   * a run that hangs fails after the minute a process is given, and leaves its connection in this
+   * process. A console process costs about 0.5 CPU s, the same run in this process a tenth of that.
+   */
+  inProcess?: boolean;
 }
 
 /** Thrown when stdout breaks the --json contract; the test fails with the raw output. */
@@ -65,23 +74,45 @@ function needsProcess(args: readonly CliArg[], options: CliOptions): boolean {
   // A string that is not well-formed UTF-16 reaches a child's argv as other bytes; a NUL cannot reach it at all.
   if (!args.every((a): a is string => typeof a === 'string' && !/[\uD800-\uDFFF\0]/u.test(a))) return true;
   const words = args as readonly string[];
-  // PostgreSQL runs (the multinode tests) keep their process: a hung database must not hang the test
-  // process, and the hang bound below ends the console as it ended before.
-  if (words.includes('--database')) return true;
+  // PostgreSQL runs (the multinode tests) keep their process unless asked otherwise (inProcess): a hung
+  // database must not hang the test process, and the hang bound below ends the console as it ended before.
+  if (words.includes('--database') && options.inProcess !== true) return true;
   return kProcessOnly.has(words[0] ?? '') || kProcessOnly.has(`${words[0]} ${words[1]}`);
 }
+
+/** The bound of a console run; it only catches a hang: a command at load 15 on two cores has taken over 15 s. */
+const kCliHangMs = 60_000;
 
 /** In-process runs go one at a time: each opens and closes the store as a console process would. */
 let inProcessQueue: Promise<unknown> = Promise.resolve();
 
-function runInProcess(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  const outcome = inProcessQueue.then(async () => {
+function runInProcess(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  besideOthers: boolean,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const run = async () => {
     const o = await main(argv, { env, commandLine: Buffer.from(argv.map((a) => `${a}\0`).join('')) });
     if (o === null) throw new Error(`flagwire ${argv.join(' ')} is long-running: run it with process: true`);
     return o;
-  });
+  };
+  if (besideOthers) return boundedByHang(run(), `flagwire ${argv.join(' ')}`);
+  const outcome = inProcessQueue.then(run);
   inProcessQueue = outcome.catch(() => undefined);
   return outcome;
+}
+
+/** `running`, or a rejection once it has run for the minute a console process is given (kCliHangMs). */
+async function boundedByHang<T>(running: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not end within ${kCliHangMs} ms`)), kCliHangMs);
+  });
+  try {
+    return await Promise.race([running, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** `flagwire <args> --json --data <dataDir>`; resolves with the exit code and output, never rejects on exit status. */
@@ -91,7 +122,7 @@ export async function cli(dataDir: string | null, args: readonly CliArg[], optio
     const argv = [...(args as readonly string[])];
     if (json) argv.push('--json');
     if (dataDir !== null && (options.data ?? true)) argv.push('--data', dataDir);
-    const { code, stdout, stderr } = await runInProcess(argv, baseEnv(options.env));
+    const { code, stdout, stderr } = await runInProcess(argv, baseEnv(options.env), options.inProcess === true);
     let parsed: unknown;
     if (json) {
       try {
@@ -114,8 +145,7 @@ export async function cli(dataDir: string | null, args: readonly CliArg[], optio
     execFile(
       file,
       fileArgs,
-      // The bound only catches a hang: a command at load 15 on two cores has taken over 15 s.
-      { env: baseEnv(options.env), cwd: options.cwd, timeout: 60_000, maxBuffer: 16 << 20 },
+      { env: baseEnv(options.env), cwd: options.cwd, timeout: kCliHangMs, maxBuffer: 16 << 20 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
         if (err && typeof err.code !== 'number') {
@@ -193,8 +223,8 @@ export async function expectRefused(t: TestContext, dataDir: string, args: reado
 }
 
 /** Runs a command that must succeed with --json; fails the test (with its output) otherwise. */
-export async function ok(t: TestContext, dataDir: string, args: readonly string[]): Promise<any> {
-  const r = await cli(dataDir, args);
+export async function ok(t: TestContext, dataDir: string, args: readonly string[], options: CliOptions = {}): Promise<any> {
+  const r = await cli(dataDir, args, options);
   t.equal(r.code, 0, `flagwire ${args.join(' ')}: exit 0${r.code === 0 ? '' : ` (${r.stdout.trim()} ${r.stderr.trim()})`}`);
   return r.json;
 }

@@ -38,7 +38,7 @@ const swap = <A, B>([a, b]: [A, B]): [B, A] => [b, a];
 t.test('two approvers on two nodes at once', async (t) => {
   const url = await cluster.newDatabase();
   const database = new URL(url).pathname.slice(1);
-  const db = ['--database', url];
+  const approverUrl = `${url}?application_name=${kApprover}`;
   const seeded = await seedInProcess(t, url);
   // The console's `user create`, `org add-member` and `approvals set`, in this process (writeInProcess):
   // setup, where a console process per command cost more CPU than the nodes.
@@ -76,13 +76,13 @@ t.test('two approvers on two nodes at once', async (t) => {
   }
   const getRequest = (node: TestServer, id: string) => call(node.baseUrl, 'GET', `/api/v1/change-requests/${id}`, { token: seeded.secret });
   /**
-   * `flagwire request approve` of `version` by `userId` on `node`'s data dir, its own process, its
-   * PostgreSQL connection named `kApprover` (so the test sees when it waits for the revision lock).
+   * `flagwire request approve` of `version` by `userId` on `node`'s data dir, its PostgreSQL connection
+   * named `kApprover` (so the test sees when it waits for the revision lock). Run in this process beside
+   * the other approval (cli's inProcess): a console process each was most of this file's CPU.
    */
   const approveOn = (node: TestServer, id: string, userId: string, version = 1) =>
-    cli(node.dataDir, ['request', 'approve', id, '--version', String(version), '--as', userId, ...db], {
-      process: true,
-      env: { PGAPPNAME: kApprover },
+    cli(node.dataDir, ['request', 'approve', id, '--version', String(version), '--as', userId, '--database', approverUrl], {
+      inProcess: true,
     });
 
   /** Writers waiting for the revision lock (flagwire_meta's row, which each takes FOR UPDATE); those of approvals only, or of anything else. */

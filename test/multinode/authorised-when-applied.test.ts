@@ -47,11 +47,11 @@ t.test('a PATCH queued on node A is refused when B revoked its token first in Po
         )
       ).rows[0]!.n,
     );
-  const flagInPg = async () => (await cli(tempDir(t), ['flag', 'show', seeded.flagId, ...db])).json;
+  // Read by the console in this process (cli's inProcess): four reads an attempt, a console process each, cost more than the nodes.
+  const inPg = (args: string[]) => cli(tempDir(t), [...args, ...db], { inProcess: true });
+  const flagInPg = async () => (await inPg(['flag', 'show', seeded.flagId])).json;
   const auditActions = async () =>
-    ((await cli(tempDir(t), ['audit', seeded.projectId, '--limit', '200', ...db])).json.entries as { action: string }[]).map(
-      (e) => e.action,
-    );
+    ((await inPg(['audit', seeded.projectId, '--limit', '200'])).json.entries as { action: string }[]).map((e) => e.action);
 
   /** One run of the scenario with a new token: whose write committed first. */
   const attempt = async (n: number, token: Pick<Seeded, 'tokenId' | 'secret'>) => {

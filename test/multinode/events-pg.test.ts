@@ -75,18 +75,24 @@ interface World {
   projectId: string;
 }
 
-/** Two nodes on a new database (of the shared cluster, unless given another); the two flags running their experiments; a client key both nodes accept for them. */
-async function world(t: TestContext, env: Record<string, string> = {}, databases: TestDatabases = pg): Promise<World> {
+/**
+ * Two nodes (or `count`) on a new database (of the shared cluster, unless given another); the two flags
+ * running their experiments; a client key every node accepts for them.
+ */
+async function world(t: TestContext, env: Record<string, string> = {}, databases: TestDatabases = pg, count = 2): Promise<World> {
   const { url, seeded } = await seededDatabase(t, databases);
-  return experiments(url, await startReadyNodes(t, url, 2, env), seeded);
+  return experiments(url, await startReadyNodes(t, url, count, env), seeded);
 }
 
 /**
- * The two nodes of the tests that need nothing of their own (no setting, no node stopped, no clock
- * moved), started once for all of them and stopped at the file's end: a pair of nodes is most of a
- * world's CPU. Of the database-wide counts (usage()), only the raw events' must be one test's: the raw
- * events test is the only one of them whose project keeps raw events.
+ * The two nodes of the tests that need nothing of their own (no setting but two front-end threads, no
+ * node stopped, no clock moved), started once for all of them and stopped at the file's end: a pair of
+ * nodes is most of a world's CPU. Two front-end threads a node, each counting on a pool of its own, are
+ * what the first test sends to; a thread more costs a node's start a fraction of a second, a pair of
+ * its own about 2.5 CPU s. Of the database-wide counts (usage()), only the raw events' must be one
+ * test's: the raw events test is the only one of them whose project keeps raw events.
  */
+const kDefaultNodesEnv = { FLAGWIRE_HTTP_THREADS: '2' };
 let defaultNodes: Promise<{ url: string; nodes: TestServer[]; seeded: Seeded }> | null = null;
 let projects = 0;
 
@@ -95,7 +101,11 @@ let projects = 0;
  * another's events or statistics: those are the project's.
  */
 async function projectWorld(t: TestContext): Promise<World> {
-  defaultNodes ??= seededDatabase(t, pg).then(async ({ url, seeded }) => ({ url, seeded, nodes: await startReadyNodes(root, url, 2) }));
+  defaultNodes ??= seededDatabase(t, pg).then(async ({ url, seeded }) => ({
+    url,
+    seeded,
+    nodes: await startReadyNodes(root, url, 2, kDefaultNodesEnv),
+  }));
   const { url, nodes, seeded } = await defaultNodes;
   // Three console processes cost about what the shared nodes save: the project is made in this process.
   const project = await writeInProcess(t, url, (w) => projectInTransaction(w, seeded, `Shop ${++projects}`));
@@ -299,8 +309,8 @@ async function compare(t: TestContext, node: TestServer, token: string, counted:
 }
 
 t.test("the same subjects' events sent to both nodes at once: either node's statistics are exactly the recomputation's", async (t) => {
-  // Two front-end threads a node: each counts on a pool of its own.
-  const { nodes, key, token } = await world(t, { FLAGWIRE_HTTP_THREADS: '2' });
+  // Two front-end threads a node (kDefaultNodesEnv): each counts on a pool of its own.
+  const { nodes, key, token } = await projectWorld(t);
   const { before, exposures, again, after } = phases(1, 40);
   const counted: CountedEvent[] = [];
   let sent = 0;
@@ -503,7 +513,7 @@ t.test(
     t.equal(p.headers.get('content-type'), 'application/vnd.apache.parquet');
     t.strictSame(await parquetRows(new Uint8Array(await p.arrayBuffer())), kept, "the Parquet file's rows are the JSON lines'");
     const out = join(tempDir(t), 'events.jsonl');
-    const run = await cli(tempDir(t), ['events', 'export', projectId, '--out', out, '--database', url]);
+    const run = await cli(tempDir(t), ['events', 'export', projectId, '--out', out, '--database', url], { inProcess: true });
     t.equal(run.code, 0, run.stderr);
     t.strictSame(jsonLinesOf(readFileSync(out, 'utf8')), kept, 'the command line with --database exports the same');
 
@@ -669,7 +679,8 @@ t.test('a batch id is one for both nodes, and forgotten 24 hours on by the batch
 });
 
 t.test("a batch counts while a transaction holds the cluster's write lock: events never take it", async (t) => {
-  const { url, nodes, key, token } = await world(t);
+  // On the shared nodes: the lock is let go before the test ends, and the statistics read are its project's.
+  const { url, nodes, key, token } = await projectWorld(t);
   const a = nodes[0]!.baseUrl;
   // What every configuration write takes first (src/store/pg/pg-system.ts: the revision row), held by
   // another session as a stuck writer of another node would hold it.
@@ -700,10 +711,10 @@ t.test("a batch counts while a transaction holds the cluster's write lock: event
 });
 
 t.test('PostgreSQL down: a batch is refused and counts nothing; sent again under its id once it is back, it counts once', async (t) => {
-  // A cluster of this test's own: it is stopped.
+  // A cluster of this test's own: it is stopped. One node: what it refuses and counts is the test.
   const own = await startPostgres();
   t.teardown(() => own.destroy());
-  const { url, nodes, key, token } = await world(t, {}, own);
+  const { url, nodes, key, token } = await world(t, {}, own, 1);
   const node = nodes[0]!;
   const database = new URL(url).pathname.slice(1);
   const batch = {

@@ -225,7 +225,7 @@ t.test('several nodes: every scheduled change applied exactly once, in due order
   // The audit, read through the console from PostgreSQL and through every node's web console: the same
   // entries, one flag.patch per change, and checkout's percentages in their due order.
   const planEntries = (entries: AuditEntry[]) => entries.filter((e) => e.actor.startsWith('plan:'));
-  const audit = await cli(tempDir(t), ['audit', seeded.projectId, '--limit', '200', ...db]);
+  const audit = await cli(tempDir(t), ['audit', seeded.projectId, '--limit', '200', ...db], { inProcess: true });
   t.equal(audit.code, 0, audit.stderr);
   const fromPg = planEntries(audit.json.entries);
   t.same(fromPg.map((e) => e.actor).sort(), ids.map((id) => `plan:${id}`).sort(), 'the audit has one entry by each change');
@@ -272,16 +272,11 @@ t.test('kill -9 of a node: the other applies the change, once', async (t) => {
   /** A change scheduled by the console on PostgreSQL (no node's writer involved), due `aheadMs` from now. */
   const schedule = async (patch: Record<string, unknown>, aheadMs: number) => {
     const due = Date.now() + aheadMs;
-    const r = await cli(tempDir(t), [
-      'flag',
-      'schedule',
-      seeded.flagId,
-      '--at',
-      new Date(due).toISOString(),
-      '--patch',
-      JSON.stringify(patch),
-      ...db,
-    ]);
+    const r = await cli(
+      tempDir(t),
+      ['flag', 'schedule', seeded.flagId, '--at', new Date(due).toISOString(), '--patch', JSON.stringify(patch), ...db],
+      { inProcess: true },
+    );
     t.equal(r.code, 0, r.stderr);
     return r.json as ScheduledChange;
   };

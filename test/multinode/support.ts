@@ -118,16 +118,21 @@ export interface Seeded {
   secret: string;
 }
 
-/** An organisation, its owner, a project with a flag and a write token, made by the console with --database. */
+/**
+ * An organisation, its owner, a project with a flag and a write token, made by the console with
+ * --database, each command run in this process (cli's inProcess): six console processes cost more CPU
+ * than a node's start.
+ */
 export async function seedWithConsole(t: TestContext, databaseUrl: string): Promise<Seeded> {
   const dir = tempDir(t);
   const db = ['--database', databaseUrl];
-  const org = await ok(t, dir, ['org', 'create', '--name', 'Acme', '--plan', 'teams', ...db]);
-  const user = await ok(t, dir, ['user', 'create', '--email', 'owner@acme.test', ...db]);
-  await ok(t, dir, ['org', 'add-member', org.id, user.id, '--role', 'owner', ...db]);
-  const project = await ok(t, dir, ['project', 'create', '--name', 'Shop', '--org', org.id, ...db]);
-  const flag = await ok(t, dir, ['flag', 'create', project.id, '--name', 'checkout', ...db]);
-  const token = await ok(t, dir, ['token', 'create', project.id, '--as', user.id, '--name', 'ci', '--permission', 'write', ...db]);
+  const run = (args: string[]) => ok(t, dir, [...args, ...db], { inProcess: true });
+  const org = await run(['org', 'create', '--name', 'Acme', '--plan', 'teams']);
+  const user = await run(['user', 'create', '--email', 'owner@acme.test']);
+  await run(['org', 'add-member', org.id, user.id, '--role', 'owner']);
+  const project = await run(['project', 'create', '--name', 'Shop', '--org', org.id]);
+  const flag = await run(['flag', 'create', project.id, '--name', 'checkout']);
+  const token = await run(['token', 'create', project.id, '--as', user.id, '--name', 'ci', '--permission', 'write']);
   return { orgId: org.id, ownerId: user.id, projectId: project.id, flagId: flag.id, tokenId: token.id, secret: token.secret };
 }
 
@@ -193,7 +198,10 @@ export function projectInTransaction(w: StoreWriter, { orgId, ownerId }: Pick<Se
   return { orgId, ownerId, projectId: project.id, flagId: flag.id, tokenId: token.id, secret: token.secret };
 }
 
-/** `flagwire token create` in the seeded project as its owner, by the console with --database: its run, not checked. */
+/**
+ * `flagwire token create` in the seeded project as its owner, by the console with --database in this
+ * process (cli's inProcess), beside any other run: its run, not checked.
+ */
 export function createTokenWithConsole(
   t: TestContext,
   databaseUrl: string,
@@ -202,7 +210,7 @@ export function createTokenWithConsole(
   permission: 'read' | 'write',
 ): ReturnType<typeof cli> {
   const args = ['token', 'create', seeded.projectId, '--as', seeded.ownerId, '--name', name, '--permission', permission];
-  return cli(tempDir(t), [...args, '--database', databaseUrl]);
+  return cli(tempDir(t), [...args, '--database', databaseUrl], { inProcess: true });
 }
 
 /** Evaluates the flag on `node` for one key: its `enabled`. */

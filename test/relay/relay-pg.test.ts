@@ -39,7 +39,7 @@ async function kill9(node: TestServer): Promise<void> {
 t.test('a primary, relay A, relay B chained to A: a change is seen on both; kill -9 of A and back', async (t) => {
   const url = await pg.newDatabase();
   const seeded = await seedWithConsole(t, url);
-  const key = await createRelayKey(tempDir(t), 'edge', ['--database', url]);
+  const key = await createRelayKey(tempDir(t), 'edge', ['--database', url], { inProcess: true });
   const primary = await startPrimary(url);
   await waitReady(primary);
   const portA = await freePort();
@@ -117,8 +117,8 @@ t.test('a primary, relay A, relay B chained to A: a change is seen on both; kill
 t.test("a relay that falls behind its upstream's change log gets a whole copy", async (t) => {
   const url = await pg.newDatabase();
   const seeded = await seedWithConsole(t, url);
-  const key = await createRelayKey(tempDir(t), 'edge', ['--database', url]);
-  const doomed = await cli(tempDir(t), ['flag', 'create', seeded.projectId, '--name', 'doomed', '--database', url]);
+  const key = await createRelayKey(tempDir(t), 'edge', ['--database', url], { inProcess: true });
+  const doomed = await cli(tempDir(t), ['flag', 'create', seeded.projectId, '--name', 'doomed', '--database', url], { inProcess: true });
   t.equal(doomed.code, 0, doomed.stderr);
   const primary = await startPrimary(url, { FLAGWIRE_CHANGE_LOG_REVISIONS: '3' });
   await waitReady(primary);
@@ -141,7 +141,9 @@ t.test("a relay that falls behind its upstream's change log gets a whole copy", 
     });
     t.equal(r.status, 200);
   }
-  const deleted = await cli(tempDir(t), ['flag', 'delete', doomed.json.id, '--as', seeded.ownerId, '--database', url]);
+  const deleted = await cli(tempDir(t), ['flag', 'delete', doomed.json.id, '--as', seeded.ownerId, '--database', url], {
+    inProcess: true,
+  });
   t.equal(deleted.code, 0, deleted.stderr);
   const target = await servedRevision(primary, seeded.projectId);
   t.ok(target - held > 3, `the relay is ${target - held} revisions behind, past the log's 3`);

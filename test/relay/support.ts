@@ -2,7 +2,7 @@
 // a data dir of its own (`serve --upstream URL --upstream-token SECRET`, as users run it), and waits
 // for what it shows on /ready.
 import { call } from '../helpers/http.js';
-import { cli, type TestContext } from '../helpers/cli.js';
+import { type CliOptions, cli, type TestContext } from '../helpers/cli.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 
@@ -12,8 +12,8 @@ export interface RelayKey {
 }
 
 /** `flagwire relay key create --name NAME` on `dataDir` (`args`: --database URL and the like). */
-export async function createRelayKey(dataDir: string, name: string, args: string[] = []): Promise<RelayKey> {
-  const r = await cli(dataDir, ['relay', 'key', 'create', '--name', name, ...args]);
+export async function createRelayKey(dataDir: string, name: string, args: string[] = [], options: CliOptions = {}): Promise<RelayKey> {
+  const r = await cli(dataDir, ['relay', 'key', 'create', '--name', name, ...args], options);
   if (r.code !== 0) throw new Error(`relay key create: ${r.stderr}`);
   return { id: r.json.id as string, secret: r.json.secret as string };
 }
