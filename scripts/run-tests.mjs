@@ -18,7 +18,10 @@
 // ran on after its last test line (after_s: root teardowns, or a job slot held for nothing), the
 // costliest first, and the totals: the suite's cost measured on a machine other jobs share, where wall
 // time is noise. Each file then runs under scripts/cpu-times.py (python3), which counts the daemons a
-// file leaves to it.
+// file leaves to it. Below the files' total come the rows no file's tree holds: each shared service's
+// processes over the run (from /proc, test/helpers/process-tree.ts) and the runner's own, then the
+// total of the run: all but the services' start commands and their shutdowns (about 1 CPU s: a run of
+// two files, 19.5 in its table, 20.6 by scripts/cpu-times.py around the runner).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,20 +93,34 @@ function readTimes(path) {
   }
 }
 
-/** A service files share: started on the first call of `get`, ended by `end` if it was started. */
-function sharedService(start) {
+/**
+ * A service files share: started on the first call of `get`, ended by `end` if it was started. `start`
+ * answers its environment, how to end it and the process id at the root of its processes.
+ */
+function sharedService(name, start) {
   let started = null;
   return {
+    name,
     /** The environment that points a file at it; empty when it could not start (the file starts its own). */
     get() {
       started ??= start().catch((err) => {
         console.log(`# shared service not started: ${err.stack ?? err}`);
-        return { env: {}, end: async () => {} };
+        return { env: {}, end: async () => {}, pid: () => 0 };
       });
       return started.then((s) => s.env);
     },
+    /**
+     * Ends it; with FLAGWIRE_TEST_TIMES, first answers the CPU seconds its processes used over the run
+     * (null if it never started): the runner's children, not counted in any file's row. Read just
+     * before the end, its own shutdown (a checkpoint, a browser's close) is left out.
+     */
     async end() {
-      if (started !== null) await (await started).end();
+      if (started === null) return null;
+      const service = await started;
+      const pid = service.pid();
+      const used = kTimes && pid !== 0 ? (await helper('process-tree.js')).treeCpuSeconds(pid) : null;
+      await service.end();
+      return used;
     },
   };
 }
@@ -114,20 +131,24 @@ const kShared = [
   {
     // Called by a file that uses the shared cluster: its code names it.
     needle: /\bsharedPostgres\(/,
-    service: sharedService(async () => {
+    service: sharedService('PostgreSQL cluster', async () => {
       const { startPostgres, kSharedClusterEnv } = await helper('postgres.js');
       const cluster = await startPostgres();
-      return { env: { [kSharedClusterEnv]: `${cluster.socketDir} ${cluster.port}` }, end: () => cluster.destroy() };
+      return {
+        env: { [kSharedClusterEnv]: `${cluster.socketDir} ${cluster.port}` },
+        end: () => cluster.destroy(),
+        pid: () => cluster.pid(),
+      };
     }),
   },
   {
     needle: /\b(launchChromium|demoConsole)\(/,
-    service: sharedService(async () => {
+    service: sharedService('Chromium', async () => {
       const { ensureChromium, kChromiumLaunch, kSharedChromiumEnv } = await helper('web-console.js');
       const { chromium } = await import('playwright-core');
       ensureChromium();
       const server = await chromium.launchServer(kChromiumLaunch);
-      return { env: { [kSharedChromiumEnv]: server.wsEndpoint() }, end: () => server.close() };
+      return { env: { [kSharedChromiumEnv]: server.wsEndpoint() }, end: () => server.close(), pid: () => server.process().pid ?? 0 };
     }),
   },
 ];
@@ -233,23 +254,28 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 await Promise.all(Array.from({ length: Math.min(kJobs, files.length) }, worker));
-await endShared();
+const sharedCpu = await endShared();
 if (timesDir !== null) {
   rmSync(timesDir, { recursive: true, force: true });
   timed.sort((a, b) => b.user + b.sys - (a.user + a.sys));
-  const sum = (f) => timed.reduce((s, x) => s + f(x), 0);
+  const sum = (rows, f) => rows.reduce((s, x) => s + f(x), 0);
+  const row = (cols, digits, name) => console.log(`# ${cols.map((v) => v.toFixed(digits).padStart(7)).join(' ')}  ${name}`);
   // after_s: how long the file's process ran on after its last test line.
   console.log('#   cpu_s  user_s   sys_s  wall_s after_s  file');
-  for (const x of timed) {
-    const cols = [x.user + x.sys, x.user, x.sys, x.wall, x.after].map((v) => v.toFixed(2).padStart(7));
-    console.log(`# ${cols.join(' ')}  ${x.name}`);
-  }
-  const sums = [sum((x) => x.user + x.sys), sum((x) => x.user), sum((x) => x.sys), sum((x) => x.wall), sum((x) => x.after)];
-  console.log(`# ${sums.map((v) => v.toFixed(1).padStart(7)).join(' ')}  total of ${timed.length} files`);
-  // The runner's own (parsing every file's TAP); the shared services' are its children's, which only a
-  // measure of the whole run sees: python3 scripts/cpu-times.py OUT node scripts/run-tests.mjs.
+  for (const x of timed) row([x.user + x.sys, x.user, x.sys, x.wall, x.after], 2, x.name);
+  const totals = (rows) => [sum(rows, (x) => x.user + x.sys), sum(rows, (x) => x.user), sum(rows, (x) => x.sys)];
+  row(totals(timed), 1, `total of ${timed.length} files`);
+  // The rest of the run's cost, none of it in a file's row: the shared services (the runner's children,
+  // which every file using them makes work: the shared Chromium renders every browser test's pages) and
+  // the runner's own (parsing every file's TAP).
+  const others = [];
+  kShared.forEach((s, i) => {
+    if (sharedCpu[i] !== null) others.push({ name: `shared ${s.service.name}`, ...sharedCpu[i] });
+  });
   const own = process.resourceUsage();
-  console.log(`# runner's own CPU: ${((own.userCPUTime + own.systemCPUTime) / 1e6).toFixed(1)} s`);
+  others.push({ name: "runner's own", user: own.userCPUTime / 1e6, sys: own.systemCPUTime / 1e6 });
+  for (const x of others) row([x.user + x.sys, x.user, x.sys], 1, x.name);
+  row(totals([...timed, ...others]), 1, 'total of the run');
 }
 console.log(`1..${files.length}`);
 for (const name of failedFiles) console.log(`# failed: ${name}`);

@@ -13,12 +13,13 @@
 // starts its own.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from './free-port.js';
+import { childrenOf } from './process-tree.js';
 
 const kEnsureScript = fileURLToPath(new URL('../../../scripts/ensure-postgres.sh', import.meta.url));
 const kRole = 'flagwire';
@@ -57,6 +58,8 @@ export interface TestPostgres extends TestDatabases {
   start(): Promise<void>;
   /** Stops the cluster (SIGINT to its PID: fast shutdown, clients disconnected; then waits for it to end). */
   stop(): Promise<void>;
+  /** The postmaster's process id (its last one when it is not running). */
+  pid(): number;
 }
 
 let bindir: string | null = null;
@@ -96,23 +99,6 @@ async function waitGone(pid: number, data: string, ms: number): Promise<void> {
     if (Date.now() > until) throw new Error(`postgres ${pid} did not stop in ${ms} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** The processes whose parent is `pid` (from /proc: the cluster's backends and auxiliary processes). */
-function childrenOf(pid: number): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // The command name, in parentheses, may hold spaces: the fields after its closing one are fixed.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) children.push(Number(entry));
-    } catch {
-      // The process ended while the list was read.
-    }
-  }
-  return children;
 }
 
 /** initdb's arguments but the directory: part of the template's name, so a change makes a new one. */
@@ -249,6 +235,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       await start();
     },
     stop,
+    pid: () => pid,
     async destroy() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
