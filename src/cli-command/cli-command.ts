@@ -19,6 +19,8 @@ export interface CliContext {
   readonly dataFlag: string | undefined;
   /** The --database flag as given (serve passes it to loadConfig). */
   readonly databaseFlag: string | undefined;
+  /** Standard input, where a command reads a secret (src/cli-command/read-secret.ts). */
+  readonly stdin: NodeJS.ReadableStream;
 }
 
 export interface CliCommand<R = unknown> extends CommandSpec {

@@ -8,7 +8,7 @@ import { FlagwireError } from '../errors.js';
 /** More than any password the console accepts (src/model/passwords.ts), in bytes. */
 const kMaxBytes = 16 * 1024;
 
-export async function readSecretLine(input: NodeJS.ReadableStream = process.stdin): Promise<string> {
+export async function readSecretLine(input: NodeJS.ReadableStream): Promise<string> {
   if ((input as Partial<ReadStream>).isTTY === true) return checked(await readTyped(input as ReadStream));
   const chunks: Buffer[] = [];
   let bytes = 0;

@@ -24,6 +24,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** The command line as the bytes given (/proc/self/cmdline), to find arguments that are not UTF-8; null where unknown. */
   commandLine: Buffer | null;
+  /** Standard input (`user password` reads the password from it): the process's own, or a test's text. */
+  stdin: NodeJS.ReadableStream;
 }
 
 /** A command line to run: a command, its arguments, and whether its answer is JSON. */

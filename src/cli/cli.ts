@@ -49,7 +49,7 @@ function derivedIsFresh(derived: string, from: string): boolean {
 }
 
 const argv = process.argv.slice(2);
-const io = { env: process.env, commandLine: commandLineBytes() };
+const io = { env: process.env, commandLine: commandLineBytes(), stdin: process.stdin };
 let outcome: Outcome | null;
 if (
   kTestSwitches.capabilityModule === null &&

@@ -29,6 +29,7 @@ class StoreContext implements CliContext {
     readonly databaseFlag: string | undefined,
     private readonly createsDataDir: boolean,
     private readonly env: NodeJS.ProcessEnv,
+    readonly stdin: NodeJS.ReadableStream,
   ) {}
 
   private open(): Promise<CliStore> {
@@ -88,7 +89,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<Outcome | null> 
   const { line } = answered;
   const { spec } = line;
 
-  const ctx = new StoreContext(line.data, line.database, spec.createsDataDir === true, io.env);
+  const ctx = new StoreContext(line.data, line.database, spec.createsDataDir === true, io.env, io.stdin);
   try {
     const result = await spec.run(line.args, ctx);
     if (spec.longRunning) return null;

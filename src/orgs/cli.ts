@@ -112,7 +112,7 @@ export const kOrgCli: readonly CliCommand[] = [
       const userId = args.positional('USER_ID');
       // Before reading standard input: a typo in the id fails at once instead of after the password.
       await ctx.read((r) => requireUser(r, userId));
-      const password = await readSecretLine();
+      const password = await readSecretLine(ctx.stdin);
       const problem = passwordProblem(password);
       if (problem !== null) throw new FlagwireError('INVALID_REQUEST', problem);
       return ctx.write(kSessionCommands.userPassword, { userId, passwordHash: await hashPassword(password) });

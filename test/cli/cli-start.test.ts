@@ -19,7 +19,7 @@ import { kCli } from '../helpers/server.js';
 const kDerived = JSON.parse(readFileSync(new URL('../../src/cli/commands.json', import.meta.url), 'utf8')) as CommandSpec[];
 const kModuleLog = fileURLToPath(new URL('../helpers/module-log.js', import.meta.url));
 const kDist = new URL('../../src/', import.meta.url).href;
-const io: CliIo = { env: {}, commandLine: null };
+const io: CliIo = { env: {}, commandLine: null, stdin: process.stdin };
 
 /** The real binary, in a process of its own, with the modules it loads named. */
 function flagwire(args: string[]): { code: number | null; stdout: string; stderr: string; loaded: string[] } {

@@ -3,10 +3,12 @@
 // with the environment given explicitly): a Node start per command was most of the CLI tests' CPU. The
 // real binary (`node dist/src/cli/cli.js ...`) runs where the process itself is what is tested
 // (`process: true`), and where a command reads more of its process than argv and env: bytes that are
-// not UTF-8 on the command line, stdin (user password), a cwd, test-hook settings, PostgreSQL (--database,
-// unless the test asks for it in this process: inProcess), serve and migrate-to-postgres.
+// not UTF-8 on the command line, stdin (user password, unless the test gives its input), a cwd, test-hook
+// settings, PostgreSQL (--database, unless the test asks for it in this process: inProcess), serve and
+// migrate-to-postgres.
 // test/cli/cli-binary.test.ts proves both give the same exit status and bytes.
 import { execFile } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { Store } from './store.js';
@@ -41,6 +43,11 @@ export interface CliOptions {
    * process. A console process costs about 0.5 CPU s, the same run in this process a tenth of that.
    */
   inProcess?: boolean;
+  /**
+   * Standard input, all of it: a run in this process reads it (`user password` then needs no process of
+   * its own: a console process costs about 0.5 CPU s), a child process gets it on its stdin.
+   */
+  input?: string;
 }
 
 /** Thrown when stdout breaks the --json contract; the test fails with the raw output. */
@@ -63,7 +70,7 @@ function bashBytes(arg: CliArg): string {
   return `$'${[...Buffer.from(arg)].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')}'`;
 }
 
-/** Commands that read more of their process than argv and env, or run on: always the real binary. */
+/** Commands that read more of their process than argv and env, or run on: the real binary (user password: unless given its input). */
 const kProcessOnly = new Set(['serve', 'user password', 'migrate-to-postgres']);
 /** The environment an in-process run is given; any other setting a test passes needs a process of its own. */
 const kInProcessEnv = new Set(['FLAGWIRE_DATA']);
@@ -77,7 +84,9 @@ function needsProcess(args: readonly CliArg[], options: CliOptions): boolean {
   // PostgreSQL runs (the multinode tests) keep their process unless asked otherwise (inProcess): a hung
   // database must not hang the test process, and the hang bound below ends the console as it ended before.
   if (words.includes('--database') && options.inProcess !== true) return true;
-  return kProcessOnly.has(words[0] ?? '') || kProcessOnly.has(`${words[0]} ${words[1]}`);
+  const command = `${words[0]} ${words[1]}`;
+  if (command === 'user password' && options.input !== undefined) return false;
+  return kProcessOnly.has(words[0] ?? '') || kProcessOnly.has(command);
 }
 
 /** The bound of a console run; it only catches a hang: a command at load 15 on two cores has taken over 15 s. */
@@ -90,9 +99,11 @@ function runInProcess(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   besideOthers: boolean,
+  input: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const run = async () => {
-    const o = await main(argv, { env, commandLine: Buffer.from(argv.map((a) => `${a}\0`).join('')) });
+    const stdin = Readable.from([Buffer.from(input)]);
+    const o = await main(argv, { env, commandLine: Buffer.from(argv.map((a) => `${a}\0`).join('')), stdin });
     if (o === null) throw new Error(`flagwire ${argv.join(' ')} is long-running: run it with process: true`);
     return o;
   };
@@ -122,7 +133,7 @@ export async function cli(dataDir: string | null, args: readonly CliArg[], optio
     const argv = [...(args as readonly string[])];
     if (json) argv.push('--json');
     if (dataDir !== null && (options.data ?? true)) argv.push('--data', dataDir);
-    const { code, stdout, stderr } = await runInProcess(argv, baseEnv(options.env), options.inProcess === true);
+    const { code, stdout, stderr } = await runInProcess(argv, baseEnv(options.env), options.inProcess === true, options.input ?? '');
     let parsed: unknown;
     if (json) {
       try {
@@ -142,7 +153,7 @@ export async function cli(dataDir: string | null, args: readonly CliArg[], optio
     ? plainNode(argv as string[])
     : ['bash', ['-c', `exec ${plainNode([]).flat().map(bashBytes).join(' ')} ${argv.map(bashBytes).join(' ')}`]];
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       file,
       fileArgs,
       { env: baseEnv(options.env), cwd: options.cwd, timeout: kCliHangMs, maxBuffer: 16 << 20 },
@@ -166,6 +177,7 @@ export async function cli(dataDir: string | null, args: readonly CliArg[], optio
         resolve({ code, json: parsed, stdout, stderr });
       },
     );
+    if (options.input !== undefined) child.stdin?.end(options.input);
   });
 }
 

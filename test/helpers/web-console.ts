@@ -1,14 +1,13 @@
-// The web console from a test: setting a password with the real CLI (on standard input), signing in over
-// HTTP as the page does, and a headless Chromium (Debian's headless shell, installed by
-// scripts/ensure-chromium.sh).
-import { execFileSync, spawn } from 'node:child_process';
+// The web console from a test: setting a password with the console's `user password` (the password on
+// its standard input), signing in over HTTP as the page does, and a headless Chromium (Debian's headless
+// shell, installed by scripts/ensure-chromium.sh).
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { cli } from './cli.js';
-import { kCli, startTestServer, type TestServer } from './server.js';
-import { plainNode } from './plain-process.js';
+import { startTestServer, type TestServer } from './server.js';
 
 const kEnsureChromium = fileURLToPath(new URL('../../../scripts/ensure-chromium.sh', import.meta.url));
 /**
@@ -73,22 +72,20 @@ export async function signedInPage(browser: Browser, baseUrl: string, email: str
   return page;
 }
 
-/** `flagwire user password USER_ID --json [...more]` with `input` on standard input: exit code and the JSON. */
-export function setPassword(
+/**
+ * `flagwire user password USER_ID --json [...more]` with `input` on standard input: exit code and the JSON.
+ * Run in this process, as test/helpers/cli.ts runs it (a console process cost about 0.5 CPU s a password),
+ * except with --database; the binary reading its own standard input stays proved by those runs, by
+ * test/cli/password-terminal and test/server/readme-examples.
+ */
+export async function setPassword(
   dataDir: string,
   userId: string,
   input: string,
   more: readonly string[] = [],
 ): Promise<{ code: number; json: any }> {
-  const child = spawn(...plainNode([kCli, 'user', 'password', userId, '--json', '--data', dataDir, ...more]), {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stdin.end(input);
-  return new Promise((resolve) =>
-    child.once('exit', (code) => resolve({ code: code ?? -1, json: stdout === '' ? null : JSON.parse(stdout) })),
-  );
+  const { code, json } = await cli(dataDir, ['user', 'password', userId, ...more], { input });
+  return { code, json };
 }
 
 export const kDemoEditor = 'editor@demo.flagwire.test';
