@@ -90,6 +90,27 @@ t.test('every answer given without running a command is the same from the derive
   t.ok(answered > kCliCommands.length * 2, `${answered} answers compared`);
 });
 
+t.test("a setting serve cannot use is answered before serve's bundle loads, with main's answer", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'flagwire-cli-start-'));
+  for (const argv of [
+    ['serve', '--port', 'abc'],
+    ['serve', '--port', 'abc', '--json'],
+    ['serve', '--data', dir, '--flags-file', join(dir, 'flags.json')],
+  ]) {
+    const r = flagwire(argv);
+    const own = (await main(argv, io))!;
+    t.equal(r.code, 2, `${argv.join(' ')}: exit 2`);
+    t.strictSame([r.code, r.stdout, r.stderr], [own.code, own.stdout, own.stderr], `${argv.join(' ')}: main's answer`);
+    const run = sources(r.loaded);
+    t.strictSame(
+      run.ours.filter((p) => p.startsWith('cli/bundle/')),
+      [],
+      `${argv.join(' ')}: no bundle loaded`,
+    );
+    t.strictSame([...run.packages], [], 'and no npm package');
+  }
+});
+
 t.test('help loads no capability; a store command runs from the bundle without the server', async (t) => {
   const help = flagwire(['--help']);
   t.equal(help.code, 0);
