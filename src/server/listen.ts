@@ -38,10 +38,22 @@ export function listenExclusive(app: uWS.TemplatedApp, host: string, port: numbe
 
 /**
  * uWS only says that listening failed. The same bind through node:net gives the reason, so the error
- * names the setting to change: the port when it is taken or privileged, the host when it is not an
- * address of this machine.
+ * names the setting to change.
  */
-function listenFailure(host: string, port: number): Promise<ConfigError> {
+async function listenFailure(host: string, port: number): Promise<ConfigError> {
+  // Free again by now (the other listener went away in between): still name the port.
+  return (
+    (await bindProblem(host, port)) ?? new ConfigError(kPortSetting, `${host}:${port} could not be bound; retry, or choose another port`)
+  );
+}
+
+/**
+ * Why `host:port` cannot be bound exclusively, or null when it can (then it is free again on return):
+ * the port when it is taken or privileged, the host when it is not an address of this machine. Start-up
+ * asks first (start.ts), so a taken port is refused before the threads and workers start, not after
+ * (1.9 CPU s with several front-end threads: issue 57); listening itself still refuses a port taken since.
+ */
+export function bindProblem(host: string, port: number): Promise<ConfigError | null> {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
@@ -58,10 +70,7 @@ function listenFailure(host: string, port: number): Promise<ConfigError> {
         resolve(new ConfigError(kHostSetting, `cannot listen on ${host} (${err.code ?? err.message}); give an address of this machine`));
       }
     });
-    probe.listen({ host, port, exclusive: true }, () => {
-      // Free again by now (the other listener went away in between): still name the port.
-      probe.close(() => resolve(new ConfigError(kPortSetting, `${host}:${port} could not be bound; retry, or choose another port`)));
-    });
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(null)));
   });
 }
 
