@@ -1,7 +1,7 @@
 // Binds the HTTP port exclusively, and turns a port that cannot be bound into a configuration error.
-import { createServer } from 'node:net';
 import * as uWS from 'uWebSockets.js';
 import { ConfigError } from '../config.js';
+import { bindProblem, kPortSetting } from './bind-problem.js';
 
 // uws-pack's typings declare the listen options only as an enum its runtime does not export, and omit the
 // (host, port, options, cb) overload the native listen accepts: both are typed here once.
@@ -19,9 +19,6 @@ function exclusivePortOption(): number {
   if (typeof value !== 'number') throw new Error('uWebSockets.js does not export LIBUS_LISTEN_EXCLUSIVE_PORT');
   return value;
 }
-
-const kPortSetting = 'FLAGWIRE_PORT (--port)';
-const kHostSetting = 'FLAGWIRE_HOST (--host)';
 
 /**
  * Listens on `host:port` without SO_REUSEPORT (uWS's default sets it): a second server started on a
@@ -45,33 +42,6 @@ async function listenFailure(host: string, port: number): Promise<ConfigError> {
   return (
     (await bindProblem(host, port)) ?? new ConfigError(kPortSetting, `${host}:${port} could not be bound; retry, or choose another port`)
   );
-}
-
-/**
- * Why `host:port` cannot be bound exclusively, or null when it can (then it is free again on return):
- * the port when it is taken or privileged, the host when it is not an address of this machine. Start-up
- * asks first (start.ts), so a taken port is refused before the threads and workers start, not after
- * (1.9 CPU s with several front-end threads: issue 57); listening itself still refuses a port taken since.
- */
-export function bindProblem(host: string, port: number): Promise<ConfigError | null> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') {
-        resolve(
-          new ConfigError(
-            kPortSetting,
-            `${host}:${port} is already in use (another Flagwire or another program listens there); stop it or choose another port`,
-          ),
-        );
-      } else if (err.code === 'EACCES') {
-        resolve(new ConfigError(kPortSetting, `port ${port} needs privileges this process does not have; choose a port above 1023`));
-      } else {
-        resolve(new ConfigError(kHostSetting, `cannot listen on ${host} (${err.code ?? err.message}); give an address of this machine`));
-      }
-    });
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(null)));
-  });
 }
 
 /** uWS's acceptor-and-children API, which uws-pack's typings omit: typed here once. */
