@@ -128,35 +128,46 @@ function gatheredParts(path, text) {
  * (issue 57, item 2).
  */
 const kEntry = join(kSrcDir, 'cli/cli.js');
-const { inputs } = (
-  await build({
-    entryPoints: [kEntry],
-    bundle: true,
-    packages: 'external',
-    format: 'esm',
-    platform: 'node',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  })
-).metafile;
-/** What the entry loads at once: its static imports and theirs, not what it imports on use (main.js). */
-const kEntryModules = new Set();
-const toRead = [relative(process.cwd(), kEntry)];
-for (let from = toRead.pop(); from !== undefined; from = toRead.pop()) {
-  for (const { path, kind, external } of inputs[from].imports) {
-    if (kind !== 'import-statement' || external || kEntryModules.has(resolve(path))) continue;
-    kEntryModules.add(resolve(path));
-    toRead.push(path);
+/** What `entry` loads at once: its static imports and theirs, not what it imports on use (main.js). */
+async function loadedAtOnce(entry) {
+  const { inputs } = (
+    await build({
+      entryPoints: [entry],
+      bundle: true,
+      packages: 'external',
+      format: 'esm',
+      platform: 'node',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    })
+  ).metafile;
+  const modules = new Set();
+  const toRead = [relative(process.cwd(), entry)];
+  for (let from = toRead.pop(); from !== undefined; from = toRead.pop()) {
+    for (const { path, kind, external } of inputs[from].imports) {
+      if (kind !== 'import-statement' || external || modules.has(resolve(path))) continue;
+      modules.add(resolve(path));
+      toRead.push(path);
+    }
   }
+  return modules;
 }
-/** The entry's modules, imported from their own files by a bundle made in `outdir`. */
-const entryShared = (outdir) => ({
+const kEntryModules = await loadedAtOnce(kEntry);
+/**
+ * serve's too: the entry loads serve's settings check (src/cli/serve-config.ts) and what it imports before
+ * it imports serve's bundle, which imports those files as well rather than hold copies of them, so
+ * config.ts's TypeBox check is compiled once (a copy cost a good start about 10 ms of CPU more).
+ */
+const kServeCheck = join(kSrcDir, 'cli/serve-config.js');
+const kServeEntryModules = new Set([...kEntryModules, kServeCheck, ...(await loadedAtOnce(kServeCheck))]);
+/** The modules in `shared`, imported from their own files by a bundle made in `outdir`. */
+const entryShared = (outdir, shared) => ({
   name: 'entry-shared',
   setup(b) {
     b.onResolve({ filter: /^\.{1,2}\// }, (args) => {
       const path = join(args.resolveDir, args.path);
-      return kEntryModules.has(path) ? { path: `./${relative(outdir, path)}`, external: true } : undefined;
+      return shared.has(path) ? { path: `./${relative(outdir, path)}`, external: true } : undefined;
     });
   },
 });
@@ -242,7 +253,7 @@ await build({
   ...kOptions,
   entryPoints: [join(kSrcDir, 'cli/main.js')],
   outdir: kBundleDir,
-  plugins: [entryShared(kBundleDir), sourceRewrites(kBundleDir)],
+  plugins: [entryShared(kBundleDir, kEntryModules), sourceRewrites(kBundleDir)],
 });
 // serve loads the server, every route and every command: one file, no pieces. Cut into pieces as above
 // (57 files), its main thread spent about 30 ms more of CPU before /health (bench/RESULTS.md, issue 57
@@ -254,7 +265,7 @@ await build({
   entryPoints: [join(kSrcDir, 'cli/main.js')],
   splitting: false,
   outdir: kServeDir,
-  plugins: [entryShared(kServeDir), sourceRewrites(kServeDir)],
+  plugins: [entryShared(kServeDir, kServeEntryModules), sourceRewrites(kServeDir)],
 });
 for (const { dir, entries } of kThreadBundles) {
   const outdir = join(kBundleDir, dir);

@@ -71,6 +71,14 @@ export function failure(json: boolean, err: FlagwireError, code: number, stderr 
     : { code, stdout: '', stderr: `${stderr}error: ${err.title}: ${err.detail}\n` };
 }
 
+/** A setting that cannot be used (config.ts's ConfigError, by its message): exit 2, its one line on stderr. */
+export function configFailure(json: boolean, message: string): Outcome {
+  const stderr = `flagwire: ${message}\n`;
+  return json
+    ? { code: kExitUsage, stdout: renderJson(errorBody(new FlagwireError('INVALID_REQUEST', message))), stderr }
+    : { code: kExitUsage, stdout: '', stderr };
+}
+
 export function usageFailure(json: boolean, err: UsageError): Outcome {
   const stderr = `flagwire: ${err.message}\n\n${err.help}\n`;
   return json

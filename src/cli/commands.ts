@@ -32,17 +32,8 @@ const kServe = command({
   longRunning: true,
   async run(args, ctx) {
     // Loaded only here: the other commands never pay for uWebSockets.js and the worker pool.
-    const [{ loadConfig }, { startServer }] = await Promise.all([import('../config.js'), import('../server/start.js')]);
-    const config = loadConfig({
-      port: args.string('port'),
-      host: args.string('host'),
-      data: ctx.dataFlag,
-      database: ctx.databaseFlag,
-      flagsFile: args.string('flags-file'),
-      flagsProject: args.string('flags-project'),
-      upstream: args.string('upstream'),
-      upstreamToken: args.string('upstream-token'),
-    });
+    const [{ serveConfig }, { startServer }] = await Promise.all([import('./serve-config.js'), import('../server/start.js')]);
+    const config = serveConfig({ args, data: ctx.dataFlag, database: ctx.databaseFlag }, process.env);
     await startServer(config, { demo: args.flag('demo'), handleSignals: true });
     return null;
   },

@@ -2,7 +2,7 @@
 // with the environment given explicitly, so the same run can be made inside another process (tests).
 import { kStoreLayout } from '../capabilities.js';
 import { ConfigError, resolveChangeLogBounds, resolveDatabaseUrl, resolveDataDir } from '../config.js';
-import { errorBody, FlagwireError } from '../errors.js';
+import { FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { openForCli, writeRefusalOnOpen, type CliStore } from '../store/open-store.js';
@@ -10,7 +10,7 @@ import { runOutcome } from '../writer-thread/commands.js';
 import { ChangeRequested } from '../writer/change-requested.js';
 import type { WriterCommand } from '../writer/command.js';
 import { UsageError, wantsJson } from '../cli-command/args.js';
-import { answerBeforeRun, type CliIo, failure, kExitFailed, kExitRequested, kExitUsage, type Outcome, usageFailure } from './answers.js';
+import { answerBeforeRun, type CliIo, configFailure, failure, kExitFailed, kExitRequested, type Outcome, usageFailure } from './answers.js';
 import { kCliCommands } from './commands.js';
 import type { CliContext } from '../cli-command/cli-command.js';
 import { renderJson } from '../cli-command/output.js';
@@ -100,12 +100,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<Outcome | null> 
     };
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(line.json, err);
-    if (err instanceof ConfigError) {
-      const problem = new FlagwireError('INVALID_REQUEST', err.message);
-      return line.json
-        ? { code: kExitUsage, stdout: renderJson(errorBody(problem)), stderr: `flagwire: ${err.message}\n` }
-        : { code: kExitUsage, stdout: '', stderr: `flagwire: ${err.message}\n` };
-    }
+    if (err instanceof ConfigError) return configFailure(line.json, err.message);
     if (err instanceof FlagwireError) return failure(line.json, err, kExitFailed);
     if (err instanceof ChangeRequested) {
       return {

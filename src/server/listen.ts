@@ -1,7 +1,7 @@
 // Binds the HTTP port exclusively, and turns a port that cannot be bound into a configuration error.
-import { createServer } from 'node:net';
 import * as uWS from 'uWebSockets.js';
 import { ConfigError } from '../config.js';
+import { bindProblem, kPortSetting } from './bind-problem.js';
 
 // uws-pack's typings declare the listen options only as an enum its runtime does not export, and omit the
 // (host, port, options, cb) overload the native listen accepts: both are typed here once.
@@ -20,9 +20,6 @@ function exclusivePortOption(): number {
   return value;
 }
 
-const kPortSetting = 'FLAGWIRE_PORT (--port)';
-const kHostSetting = 'FLAGWIRE_HOST (--host)';
-
 /**
  * Listens on `host:port` without SO_REUSEPORT (uWS's default sets it): a second server started on a
  * busy port must fail, not silently share it and take half of the first one's connections.
@@ -38,31 +35,13 @@ export function listenExclusive(app: uWS.TemplatedApp, host: string, port: numbe
 
 /**
  * uWS only says that listening failed. The same bind through node:net gives the reason, so the error
- * names the setting to change: the port when it is taken or privileged, the host when it is not an
- * address of this machine.
+ * names the setting to change.
  */
-function listenFailure(host: string, port: number): Promise<ConfigError> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') {
-        resolve(
-          new ConfigError(
-            kPortSetting,
-            `${host}:${port} is already in use (another Flagwire or another program listens there); stop it or choose another port`,
-          ),
-        );
-      } else if (err.code === 'EACCES') {
-        resolve(new ConfigError(kPortSetting, `port ${port} needs privileges this process does not have; choose a port above 1023`));
-      } else {
-        resolve(new ConfigError(kHostSetting, `cannot listen on ${host} (${err.code ?? err.message}); give an address of this machine`));
-      }
-    });
-    probe.listen({ host, port, exclusive: true }, () => {
-      // Free again by now (the other listener went away in between): still name the port.
-      probe.close(() => resolve(new ConfigError(kPortSetting, `${host}:${port} could not be bound; retry, or choose another port`)));
-    });
-  });
+async function listenFailure(host: string, port: number): Promise<ConfigError> {
+  // Free again by now (the other listener went away in between): still name the port.
+  return (
+    (await bindProblem(host, port)) ?? new ConfigError(kPortSetting, `${host}:${port} could not be bound; retry, or choose another port`)
+  );
 }
 
 /** uWS's acceptor-and-children API, which uws-pack's typings omit: typed here once. */

@@ -5,6 +5,7 @@
 // byte for byte the one main.ts gives from the commands themselves.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +89,32 @@ t.test('every answer given without running a command is the same from the derive
     }
   }
   t.ok(answered > kCliCommands.length * 2, `${answered} answers compared`);
+});
+
+t.test("a setting serve cannot use, or a taken port, is answered before serve's bundle loads, with main's answer", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'flagwire-cli-start-'));
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  t.teardown(() => taken.close());
+  const takenPort = String((taken.address() as AddressInfo).port);
+  for (const argv of [
+    ['serve', '--port', 'abc'],
+    ['serve', '--port', 'abc', '--json'],
+    ['serve', '--data', dir, '--flags-file', join(dir, 'flags.json')],
+    ['serve', '--port', takenPort, '--host', '127.0.0.1', '--data', join(dir, 'data')],
+  ]) {
+    const r = flagwire(argv);
+    const own = (await main(argv, io))!;
+    t.equal(r.code, 2, `${argv.join(' ')}: exit 2`);
+    t.strictSame([r.code, r.stdout, r.stderr], [own.code, own.stdout, own.stderr], `${argv.join(' ')}: main's answer`);
+    const run = sources(r.loaded);
+    t.strictSame(
+      run.ours.filter((p) => p.startsWith('cli/bundle/')),
+      [],
+      `${argv.join(' ')}: no bundle loaded`,
+    );
+    t.strictSame([...run.packages], [], 'and no npm package');
+  }
 });
 
 t.test('help loads no capability; a store command runs from the bundle without the server', async (t) => {

@@ -151,6 +151,23 @@ t.test('a port already in use stops start-up with one line naming the port setti
   t.equal((await call(first.baseUrl, 'GET', '/health')).status, 200, 'the first server keeps its port');
 });
 
+t.test('a port already in use is refused before the node opens its data directory: --demo seeds nothing', async (t) => {
+  const first = await plain();
+  const data = tempDataDir();
+  const r = spawnSync(...plainNode([kCli, 'serve', '--demo', '--port', String(first.port), '--host', '127.0.0.1', '--data', data]), {
+    env: { ...process.env, FLAGWIRE_EVAL_WORKERS: '1' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  t.equal(r.status, 2, `exit 2 (stderr: ${r.stderr})`);
+  t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+  t.match(r.stderr, new RegExp(`invalid FLAGWIRE_PORT \\(--port\\): 127\\.0\\.0\\.1:${first.port} is already in use`));
+  t.equal(r.stdout, '', 'nothing seeded, nothing listening');
+  const orgs = await cli(data, ['org', 'list']);
+  t.equal(orgs.code, 0, orgs.stderr);
+  t.strictSame(orgs.json.orgs, [], 'the data directory holds no demo organisation');
+});
+
 t.test('unknown routes are JSON 404s; the docs page has an anchor for every error', async (t) => {
   const server = await plain();
   const r = await call(server.baseUrl, 'GET', '/nope');
