@@ -48,8 +48,8 @@ const kWorkerRules: readonly Rule[] = [
   { bucket: 'LMDB snapshot and reads', frames: ['mdb_', '/lmdb/', '/msgpackr/', 'resetReadTxn', 'beginBatch'] },
   {
     bucket: 'evaluate and write answers',
-    // The serve bundle (bundle/eval/) names no source path but the route sets' evaluator modules: the
-    // rest of a batch's evaluation is found by evaluateBatch, once reading and LMDB are taken above.
+    // A worker run from its bundle (bundle/eval/worker.script.js, evaluators included) names no source
+    // path: a batch's evaluation is found by evaluateBatch, once reading and LMDB are taken above.
     frames: [
       '/eval-engine/engine.js',
       '/eval-engine/evaluate.js',

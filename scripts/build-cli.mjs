@@ -15,10 +15,11 @@
 //     front-end thread's entries bundled the same way, which the bundle above starts instead of the
 //     modules (a node's writer thread loaded some 190 of them, an evaluation worker 75: bench/RESULTS.md,
 //     issue 57 item 2).
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'acorn';
 import { build } from 'esbuild';
 
 const kCliDir = new URL('../dist/src/cli/', import.meta.url);
@@ -255,25 +256,145 @@ await build({
   outdir: kBundleDir,
   plugins: [entryShared(kBundleDir, kEntryModules), sourceRewrites(kBundleDir)],
 });
+/**
+ * A bundle as a script that V8 can cache (src/cli/bundle-script.ts): esbuild's module `js` (one file, no
+ * pieces) becomes `NAME.script.js`, one async function of its code: its import declarations become
+ * constants of what the function receives (`__fw.imports`, hoisted, as imports are), `import.meta`
+ * becomes `__fw.meta`, `import(...)` becomes `__fw.import(...)`, and its export list the function's
+ * result. `NAME.js` imports what the declarations named, in their order, and runs the script. Every line
+ * keeps its number, so the bundle's source map (renamed with it) still places each line.
+ */
+function asScript(name, js, outdir) {
+  const body = js.replace(/\n\/\/# sourceMappingURL=\S+\n$/, '\n');
+  if (/__fw(?!\.bundled\.set\()/.test(body)) throw new Error(`${name}: the bundle names __fw, the script's own parameter`);
+  const specs = [];
+  const header = [];
+  const edits = [];
+  let exported = null;
+  const blank = (node) => edits.push([node.start, node.end, body.slice(node.start, node.end).replace(/[^\n]/g, '')]);
+  const ast = parse(body, { ecmaVersion: 'latest', sourceType: 'module' });
+  for (const node of ast.body) {
+    if (node.type === 'ImportDeclaration') {
+      const spec = node.source.value;
+      if (!specs.includes(spec)) specs.push(spec);
+      const from = `__fw.imports[${specs.indexOf(spec)}]`;
+      const named = [];
+      for (const s of node.specifiers) {
+        if (s.type === 'ImportNamespaceSpecifier') header.push(`const ${s.local.name} = ${from};`);
+        else if (s.type === 'ImportDefaultSpecifier') header.push(`const ${s.local.name} = ${from}.default;`);
+        else named.push(`${JSON.stringify(s.imported.name ?? s.imported.value)}: ${s.local.name}`);
+      }
+      if (named.length > 0) header.push(`const { ${named.join(', ')} } = ${from};`);
+      blank(node);
+    } else if (node.type === 'ExportNamedDeclaration' && node.declaration === null && node.source === null) {
+      exported = node.specifiers.map((s) => [s.exported.name ?? s.exported.value, s.local.name]);
+      blank(node);
+    } else if (node.type.startsWith('Export')) {
+      throw new Error(`${name}: an export the script cannot return (${node.type})`);
+    }
+  }
+  // import.meta and import(...) wherever they are: a walk of every node (acorn-walk is not needed for two kinds).
+  const visit = (node) => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node.type === 'MetaProperty' && node.meta.name === 'import') edits.push([node.start, node.end, '__fw.meta']);
+    if (node.type === 'ImportExpression') edits.push([node.start, node.start + 'import'.length, '__fw.import']);
+    for (const key in node) if (key !== 'type' && typeof node[key] === 'object') visit(node[key]);
+  };
+  visit(ast.body);
+  let text = body;
+  for (const [start, end, replacement] of edits.sort((a, b) => b[0] - a[0])) text = text.slice(0, start) + replacement + text.slice(end);
+  const result = `{ ${(exported ?? []).map(([as, local]) => `${JSON.stringify(as)}: ${local}`).join(', ')} }`;
+  const script = `(async function (__fw) {"use strict"; ${header.join(' ')}${text}\nreturn ${result};\n})\n//# sourceMappingURL=${name}.script.js.map\n`;
+  const loader = relative(outdir, join(kCliDirPath, 'bundle-script.js'));
+  const stub = [
+    `// Made by scripts/build-cli.mjs: runs ${name}.script.js, the bundle, with V8's code cache (src/cli/bundle-script.ts).`,
+    `import { runBundleScript } from ${JSON.stringify(`./${loader}`)};`,
+    ...specs.map((spec, i) => `import * as i${i} from ${JSON.stringify(spec)};`),
+    'const links = {',
+    `  imports: [${specs.map((_, i) => `i${i}`).join(', ')}],`,
+    '  meta: import.meta,',
+    '  bundled: new Map(),',
+    '  import: (specifier) => (links.bundled.has(specifier) ? Promise.resolve(links.bundled.get(specifier)) : import(specifier)),',
+    '};',
+    `const exported = await runBundleScript(new URL(${JSON.stringify(`./${name}.script.js`)}, import.meta.url), links);`,
+    `const { ${(exported ?? []).map(([as], i) => `${JSON.stringify(as)}: e${i}`).join(', ')} } = exported;`,
+    `export { ${(exported ?? []).map(([as], i) => `e${i} as ${/^[A-Za-z_$][\w$]*$/.test(as) ? as : JSON.stringify(as)}`).join(', ')} };`,
+    '',
+  ].join('\n');
+  return { script, stub };
+}
+const kCliDirPath = fileURLToPath(kCliDir);
+
+/**
+ * The entries a thread's entry imports by URL (an evaluation worker's evaluators): in its script too, the
+ * script's `__fw.bundled` maps each one's URL (its bundled path, as the main thread names it) to its
+ * exports, and the script's `import(...)` of that URL takes them from there (the stub's `import`). So a
+ * worker and its evaluators share one copy of each module (the engine) as the pieces did. They are
+ * listed before the entry runs, since the entry imports them as it starts.
+ */
+const importedByUrl = (entry, modules) => ({
+  name: 'imported-by-url',
+  setup(b) {
+    b.onResolve({ filter: /^flagwire-by-url:/ }, (args) => ({ path: args.path, namespace: 'flagwire-by-url' }));
+    b.onLoad({ filter: /^flagwire-by-url:entry$/, namespace: 'flagwire-by-url' }, () => ({
+      // The entry's exports (a piscina worker's handler is its default export) are the bundle's.
+      contents: [
+        "import 'flagwire-by-url:listed';",
+        `export * from ${JSON.stringify(entry)};`,
+        ...(/^export default |\bas default\b/m.test(readFileSync(entry, 'utf8'))
+          ? [`export { default } from ${JSON.stringify(entry)};`]
+          : []),
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: kSrcDir,
+    }));
+    b.onLoad({ filter: /^flagwire-by-url:listed$/, namespace: 'flagwire-by-url' }, () => ({
+      contents: [
+        ...modules.map((path, i) => `import * as m${i} from ${JSON.stringify(path)};`),
+        `const listed = [${modules.map((path, i) => `[${JSON.stringify(`./${basename(path)}`)}, m${i}]`).join(', ')}];`,
+        'for (const [name, exports] of listed) __fw.bundled.set(new URL(name, import.meta.url).href, exports);',
+      ].join('\n'),
+      loader: 'js',
+      resolveDir: kSrcDir,
+    }));
+  },
+});
+
+/** Bundles `entry` into `outdir` as `name.script.js` and its module `name.js` (asScript). */
+async function scriptBundle(entry, name, outdir, plugins) {
+  const byUrl = plugins.some((plugin) => plugin.name === 'imported-by-url');
+  const { outputFiles } = await build({
+    ...kOptions,
+    entryPoints: { [name]: byUrl ? 'flagwire-by-url:entry' : entry },
+    splitting: false,
+    outdir,
+    write: false,
+    plugins,
+  });
+  const js = outputFiles.find((file) => file.path.endsWith(`${name}.js`)).text;
+  const map = outputFiles.find((file) => file.path.endsWith(`${name}.js.map`)).text;
+  const { script, stub } = asScript(name, js, outdir);
+  mkdirSync(outdir, { recursive: true });
+  writeFileSync(join(outdir, `${name}.script.js`), script);
+  writeFileSync(join(outdir, `${name}.script.js.map`), map);
+  writeFileSync(join(outdir, `${name}.js`), stub);
+}
+
 // serve loads the server, every route and every command: one file, no pieces. Cut into pieces as above
 // (57 files), its main thread spent about 30 ms more of CPU before /health (bench/RESULTS.md, issue 57
 // item 2). What it imports on use is in the file but runs on use; only the npm packages that some module
 // of it imports statically are loaded at once, and those are the server's (uWebSockets.js, piscina, pino).
 const kServeDir = join(kBundleDir, 'serve');
-await build({
-  ...kOptions,
-  entryPoints: [join(kSrcDir, 'cli/main.js')],
-  splitting: false,
-  outdir: kServeDir,
-  plugins: [entryShared(kServeDir, kServeEntryModules), sourceRewrites(kServeDir)],
-});
+await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kServeDir, [
+  entryShared(kServeDir, kServeEntryModules),
+  sourceRewrites(kServeDir),
+]);
 for (const { dir, entries } of kThreadBundles) {
   const outdir = join(kBundleDir, dir);
-  await build({
-    ...kOptions,
-    entryPoints: entries.map((entry) => join(kSrcDir, entry)),
-    entryNames: '[name]',
-    outdir,
-    plugins: [sourceRewrites(outdir)],
-  });
+  const [entry, ...byUrl] = entries.map((path) => join(kSrcDir, path));
+  await scriptBundle(entry, basename(entry, '.js'), outdir, [
+    sourceRewrites(outdir),
+    ...(byUrl.length > 0 ? [importedByUrl(entry, byUrl)] : []),
+  ]);
 }

@@ -121,28 +121,37 @@ t.test(
     t.notOk(stderr.includes('node_modules/re2js/'), 'no thread loaded re2js: the first REGEX constraint compiled loads it');
     t.notOk(stderr.includes('node_modules/ipaddr.js/'), 'no thread loaded ipaddr.js: the first webhook address judged loads it');
     t.notOk(loaded.includes('writer-thread/actor.js'), 'not from its modules');
-    // Piscina loads a worker's own file past the module hooks: the modules that file imports tell.
+    // An evaluation worker's evaluators are in its bundle's script (scripts/build-cli.mjs), which no module
+    // hook sees: the node was ready, so each worker had answered with them, and none came from its module.
     for (const entry of ['ofrep-evaluator.js', 'evaluation-api-evaluator.js', 'frontend-evaluator.js'])
-      t.ok(loaded.includes(`cli/bundle/eval/${entry}`), `an evaluation worker loaded ${entry} from its bundle`);
+      t.notOk(
+        loaded.some((path) => path.endsWith(`/${entry}`)),
+        `no evaluation worker loaded ${entry} from its module: it ran the one in its bundle`,
+      );
     t.strictSame(
       loaded.filter(
         (path) =>
           !path.startsWith('cli/bundle/') &&
           // The entry's own, and for serve the settings check it runs before serve's bundle, which that
-          // bundle imports rather than copies (scripts/build-cli.mjs; test/cli/cli-start.test.ts).
-          !/^(cli\/(cli|answers|serve-config)|cli-command\/(args|output)|errors|typebox|test-switches|config|server\/bind-problem|http\/client-address)\.js$/.test(
+          // bundle imports rather than copies (scripts/build-cli.mjs; test/cli/cli-start.test.ts), and
+          // what runs a bundle's script with V8's code cache (src/cli/bundle-script.ts).
+          !/^(cli\/(cli|answers|serve-config|bundle-script)|cli-command\/(args|output)|errors|typebox|test-switches|config|server\/bind-problem|http\/client-address)\.js$/.test(
             path,
           ),
       ),
       [],
       "no thread ran a module outside the bundles but the entry's own and serve's settings check",
     );
-    const parts = readdirSync(new URL('cli/bundle/writer/', kDist)).filter((name) => /^capability-(routes|cli)-\w+\.js$/.test(name));
-    t.equal(parts.length, 2, "the writer's bundle has its pieces of routes and of command-line commands");
+    // The writer's routes and commands are in its script but run only on use, as the modules' are (the
+    // first test): no piece of them is a file of its own to load any more.
     t.strictSame(
-      loaded.filter((path) => parts.some((name) => path === `cli/bundle/writer/${name}`)),
-      [],
-      "the writer's bundle loaded no piece of routes or command-line commands",
+      readdirSync(new URL('cli/bundle/writer/', kDist)).filter((name) => name.endsWith('.js')),
+      ['actor.js', 'actor.script.js'],
+      "the writer's bundle is its script and what runs it, no pieces",
+    );
+    t.ok(
+      loaded.includes('cli/bundle/writer/actor.js') && loaded.includes('cli/bundle-script.js'),
+      'the writer ran its bundle as a script',
     );
     t.strictSame(
       [...new Set(loaded.filter((path) => path.startsWith('cli/bundle/') && !/^cli\/bundle\/(writer|eval|frontend)\//.test(path)))],

@@ -1,0 +1,72 @@
+// A bundle run as a classic script with V8's code cache (issue 57, item 2). Node 20 caches no compiled
+// ES module (`module.enableCompileCache` came with Node 22), and compiling was about a third of a node's
+// start: serve's 1.6 MB bundle in the main thread, and each thread's own. So the build
+// (scripts/build-cli.mjs) writes each of those bundles as a script, `NAME.script.js`: one async function
+// of the bundle's code that takes what the bundle imported (`imports`, in the order its import statements
+// had), its `import.meta` and an `import()` of the bundle's place, and returns its exports. `NAME.js`
+// beside it is a small module that imports what the script needs and runs it here, so that whoever
+// imported or started the bundle before gets the same exports from the same path.
+//
+// The first run of a script compiles it as any module's code is compiled. Once the script has run for
+// kCacheDelayMs (what a node's start and its first requests compiled by then), V8's code for the script
+// is written beside it (`NAME.script.js.v8-cache`); each later run of the same script reads it instead
+// of compiling. V8 refuses a cache of another V8 or other flags (then the script is compiled and the
+// cache written again); the file's size and modification time head the cache, so a script changed in
+// place is never run with code of another. A cache that cannot be written (a read-only install) is
+// left: the script runs as it would without one.
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+import { threadId } from 'node:worker_threads';
+
+/** What a bundle's script receives. */
+export interface BundleLinks {
+  readonly imports: readonly unknown[];
+  readonly meta: ImportMeta;
+  /** The script's own modules that its code imports by URL (a worker's evaluators), which the script lists. */
+  readonly bundled: Map<string, unknown>;
+  readonly import: (specifier: string) => Promise<unknown>;
+}
+
+/** How long a script runs before its code is cached: a node's start and its first answers, at load. */
+const kCacheDelayMs = 3_000;
+
+/** The script's identity as a line heading its cache: a script changed in place never reads another's code. */
+function identity(file: string): Buffer {
+  const { size, mtimeMs, ino } = statSync(file);
+  return Buffer.from(`${ino} ${size} ${mtimeMs}\n`);
+}
+
+function cachedCode(cacheFile: string, key: Buffer): Buffer | undefined {
+  let cache: Buffer;
+  try {
+    cache = readFileSync(cacheFile);
+  } catch {
+    return undefined;
+  }
+  return cache.subarray(0, key.length).equals(key) ? cache.subarray(key.length) : undefined;
+}
+
+function writeCache(script: Script, cacheFile: string, key: Buffer): void {
+  // Written whole, then renamed: a thread or process reading it meanwhile sees the old file or the new.
+  const scratch = `${cacheFile}.${process.pid}-${threadId}`;
+  try {
+    writeFileSync(scratch, Buffer.concat([key, script.createCachedData()]));
+    renameSync(scratch, cacheFile);
+  } catch {
+    // A read-only install, or a full disk: the next run compiles, as this one did.
+  }
+}
+
+/** Runs the bundle's script at `scriptUrl` with `links`, and returns its exports. */
+export function runBundleScript(scriptUrl: URL, links: BundleLinks): Promise<Record<string, unknown>> {
+  const file = fileURLToPath(scriptUrl);
+  const cacheFile = `${file}.v8-cache`;
+  const key = identity(file);
+  const cachedData = cachedCode(cacheFile, key);
+  const script = new Script(readFileSync(file, 'utf8'), { filename: file, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected === true) {
+    setTimeout(() => writeCache(script, cacheFile, key), kCacheDelayMs).unref();
+  }
+  return (script.runInThisContext() as (links: BundleLinks) => Promise<Record<string, unknown>>)(links);
+}
