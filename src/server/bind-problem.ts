@@ -1,6 +1,5 @@
 // Whether an address can be listened on, and if not, the setting to change: node:net's bind, which says
-// why, where uWS only says that listening failed. A module of its own, without uWebSockets.js, so that the
-// command line's entry can ask it before it loads the server.
+// why, where uWS only says that listening failed.
 import { createServer } from 'node:net';
 import { ConfigError } from '../config.js';
 
@@ -10,9 +9,8 @@ const kHostSetting = 'FLAGWIRE_HOST (--host)';
 /**
  * Why `host:port` cannot be bound exclusively, or null when it can (then it is free again on return):
  * the port when it is taken or privileged, the host when it is not an address of this machine. Asked
- * before anything starts, so that a taken port is refused at once: by the command line's entry before it
- * loads serve's bundle (src/cli/serve-config.ts), by start-up before the writer, the threads and the
- * evaluation workers (start.ts: 1.9 CPU s with several front-end threads, issue 57). Listening itself
+ * by start-up before anything starts, so that a taken port is refused before the writer, the threads and
+ * the evaluation workers (start.ts: 1.9 CPU s with several front-end threads, issue 57). Listening itself
  * (listen.ts) still refuses a port taken since.
  */
 export function bindProblem(host: string, port: number): Promise<ConfigError | null> {

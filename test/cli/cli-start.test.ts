@@ -4,7 +4,7 @@
 // the server's packages. The derived table is the commands' shapes, and every answer given from it is
 // byte for byte the one main.ts gives from the commands themselves.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,17 +91,12 @@ t.test('every answer given without running a command is the same from the derive
   t.ok(answered > kCliCommands.length * 2, `${answered} answers compared`);
 });
 
-t.test("a setting serve cannot use, or a taken port, is answered before serve's bundle loads, with main's answer", async (t) => {
+t.test("a setting serve cannot use is answered before serve's bundle loads, with main's answer", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'flagwire-cli-start-'));
-  const taken = createServer();
-  await new Promise<void>((resolve) => taken.listen({ host: '127.0.0.1', port: 0 }, resolve));
-  t.teardown(() => taken.close());
-  const takenPort = String((taken.address() as AddressInfo).port);
   for (const argv of [
     ['serve', '--port', 'abc'],
     ['serve', '--port', 'abc', '--json'],
     ['serve', '--data', dir, '--flags-file', join(dir, 'flags.json')],
-    ['serve', '--port', takenPort, '--host', '127.0.0.1', '--data', join(dir, 'data')],
   ]) {
     const r = flagwire(argv);
     const own = (await main(argv, io))!;
@@ -114,6 +109,36 @@ t.test("a setting serve cannot use, or a taken port, is answered before serve's 
       `${argv.join(' ')}: no bundle loaded`,
     );
     t.strictSame([...run.packages], [], 'and no npm package');
+  }
+});
+
+t.test("a taken port is answered with main's answer before any thread starts or the data directory is written", async (t) => {
+  // serve's bundle loads (the entry does not bind: src/cli/serve-config.ts); start-up tries the port first.
+  const data = join(mkdtempSync(join(tmpdir(), 'flagwire-cli-start-')), 'data');
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  t.teardown(() => taken.close());
+  const takenPort = String((taken.address() as AddressInfo).port);
+  for (const argv of [
+    ['serve', '--port', takenPort, '--host', '127.0.0.1', '--data', data],
+    ['serve', '--demo', '--json', '--port', takenPort, '--host', '127.0.0.1', '--data', data],
+  ]) {
+    const r = flagwire(argv);
+    t.equal(r.code, 2, `${argv.join(' ')}: exit 2`);
+    t.match(r.stderr, new RegExp(`^flagwire: invalid FLAGWIRE_PORT \\(--port\\): 127\\.0\\.0\\.1:${takenPort} is already in use`));
+    t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+    // serve makes a missing data directory as it reads its settings (docs/cli.md); nothing is written in it.
+    t.strictSame(readdirSync(data), [], 'nothing written in the data directory');
+    const run = sources(r.loaded);
+    t.ok(run.ours.includes('cli/bundle/serve/main.js'), "serve's bundle loaded");
+    t.strictSame(
+      run.ours.filter((p) => /^cli\/bundle\/(writer|eval|events|frontend)\//.test(p)),
+      [],
+      "no thread started: no thread's bundle loaded",
+    );
+    const own = (await main(argv, io))!;
+    t.strictSame([r.code, r.stdout, r.stderr], [own.code, own.stdout, own.stderr], `${argv.join(' ')}: main's answer`);
+    t.strictSame(readdirSync(data), [], 'main wrote nothing there either');
   }
 });
 
