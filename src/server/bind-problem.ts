@@ -1,31 +1,54 @@
 // Whether an address can be listened on, and if not, the setting to change: node:net's bind, which says
 // why, where uWS only says that listening failed.
 import { createServer } from 'node:net';
-import { ConfigError } from '../config.js';
+import { type Config, ConfigError } from '../config.js';
 
-export const kPortSetting = 'FLAGWIRE_PORT (--port)';
+/** A port a node listens on: the setting a refusal names, and what to do about a port taken. */
+export interface NodePort {
+  setting: string;
+  whenTaken: string;
+}
+export const kHttpPort: NodePort = { setting: 'FLAGWIRE_PORT (--port)', whenTaken: 'stop it or choose another port' };
+/** flagd's sync service (src/sync/background.ts): the words its own refusal at listening uses (src/capability/grpc-server.ts). */
+const kSyncPort: NodePort = { setting: 'FLAGWIRE_SYNC_PORT', whenTaken: 'choose another port, or 0 to serve no sync service' };
 const kHostSetting = 'FLAGWIRE_HOST (--host)';
 
 /**
- * Why `host:port` cannot be bound exclusively, or null when it can (then it is free again on return):
- * the port when it is taken or privileged, the host when it is not an address of this machine. Asked
- * by start-up before anything starts, so that a taken port is refused before the writer, the threads and
- * the evaluation workers (start.ts: 1.9 CPU s with several front-end threads, issue 57). Listening itself
- * (listen.ts) still refuses a port taken since.
+ * Why this node's ports cannot be bound, the HTTP port's first, then the sync service's; or null.
+ * Asked by start-up before anything starts (start.ts), so that a taken port is refused before the data
+ * directory is written and before the writer, the threads and the evaluation workers start (1.9 CPU s
+ * with several front-end threads, issue 57); found at the sync service's listen, a taken sync port cost
+ * all of them first. Port 0 is not tried: the HTTP port's picks a free one, the sync port's serves none.
+ * Listening itself (listen.ts, the sync service's) still refuses a port taken since.
  */
-export function bindProblem(host: string, port: number): Promise<ConfigError | null> {
+export async function portsProblem(config: Pick<Config, 'host' | 'port' | 'syncPort'>): Promise<ConfigError | null> {
+  for (const [port, named] of [
+    [config.port, kHttpPort],
+    [config.syncPort, kSyncPort],
+  ] as const) {
+    const problem = port === 0 ? null : await bindProblem(config.host, port, named);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+/**
+ * Why `host:port` cannot be bound exclusively, or null when it can (then it is free again on return):
+ * the port (`named`) when it is taken or privileged, the host when it is not an address of this machine.
+ */
+export function bindProblem(host: string, port: number, named: NodePort): Promise<ConfigError | null> {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {
         resolve(
           new ConfigError(
-            kPortSetting,
-            `${host}:${port} is already in use (another Flagwire or another program listens there); stop it or choose another port`,
+            named.setting,
+            `${host}:${port} is already in use (another Flagwire or another program listens there); ${named.whenTaken}`,
           ),
         );
       } else if (err.code === 'EACCES') {
-        resolve(new ConfigError(kPortSetting, `port ${port} needs privileges this process does not have; choose a port above 1023`));
+        resolve(new ConfigError(named.setting, `port ${port} needs privileges this process does not have; choose a port above 1023`));
       } else {
         resolve(new ConfigError(kHostSetting, `cannot listen on ${host} (${err.code ?? err.message}); give an address of this machine`));
       }

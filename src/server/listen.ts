@@ -1,7 +1,7 @@
 // Binds the HTTP port exclusively, and turns a port that cannot be bound into a configuration error.
 import * as uWS from 'uWebSockets.js';
 import { ConfigError } from '../config.js';
-import { bindProblem, kPortSetting } from './bind-problem.js';
+import { bindProblem, kHttpPort } from './bind-problem.js';
 
 // uws-pack's typings declare the listen options only as an enum its runtime does not export, and omit the
 // (host, port, options, cb) overload the native listen accepts: both are typed here once.
@@ -40,7 +40,8 @@ export function listenExclusive(app: uWS.TemplatedApp, host: string, port: numbe
 async function listenFailure(host: string, port: number): Promise<ConfigError> {
   // Free again by now (the other listener went away in between): still name the port.
   return (
-    (await bindProblem(host, port)) ?? new ConfigError(kPortSetting, `${host}:${port} could not be bound; retry, or choose another port`)
+    (await bindProblem(host, port, kHttpPort)) ??
+    new ConfigError(kHttpPort.setting, `${host}:${port} could not be bound; retry, or choose another port`)
   );
 }
 
