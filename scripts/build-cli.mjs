@@ -277,3 +277,12 @@ for (const { dir, entries } of kThreadBundles) {
     plugins: [sourceRewrites(outdir)],
   });
 }
+// The modules the entry runs outside the bundles (cli.js and what it loads at once; for serve, its
+// settings check too: kEntryModules, kServeEntryModules above), by path under dist/src, for the tests
+// that check a command or a node runs nothing else (test/cli/cli-start.test.ts,
+// test/capabilities/parts-on-use.test.ts): derived here, so they cannot drift from what the build shares.
+const underSrc = (modules) => [kEntry, ...modules].map((path) => relative(kSrcDir, path)).sort();
+writeFileSync(
+  join(kBundleDir, 'outside-modules.json'),
+  `${JSON.stringify({ entry: underSrc(kEntryModules), serve: underSrc(kServeEntryModules) }, null, 2)}\n`,
+);
