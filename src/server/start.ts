@@ -58,8 +58,8 @@ export async function startServer(config: Readonly<Config>, options: StartOption
   // or is written (a ConfigError: the console prints one line naming the setting, exit 2): found at
   // listening, it cost the writer thread, the front-end threads and the evaluation workers first (1.9 CPU
   // s with two threads: issue 57). The only try: the command line's entry, which reads serve's settings
-  // first, does not bind (serve-config.ts).
-  const problem = await portsProblem(config);
+  // first, does not bind (serve-config.ts). A test skips it to reach the refusal at listening.
+  const problem = kTestSwitches.portsUntried ? null : await portsProblem(config);
   if (problem !== null) throw problem;
   // Held until the server has stopped: migrate-to-postgres refuses a data dir that a server uses.
   const claim = claimForServer(config.dataDir);
