@@ -41,7 +41,7 @@ export interface TestSwitches {
    */
   readonly eventsCrashBatchId: string | null;
   /**
-   * FLAGWIRE_TEST_PORTS_UNTRIED=1: start-up does not try its ports before it starts (src/server/bind-problem.ts),
+   * FLAGWIRE_TEST_PORTS_UNTRIED=1: start-up does not try its ports before it starts (src/server/listen.ts),
    * so a taken one is found where a port taken after that try is, at listening, with the writer, the
    * threads and a relay's follower running (test/relay/relay-ports.test.ts).
    */

@@ -1,7 +1,7 @@
 // Whether an address can be listened on, and if not, the setting to change: node:net's bind, which says
 // why, where uWS only says that listening failed.
 import { createServer } from 'node:net';
-import { type Config, ConfigError } from '../config.js';
+import { ConfigError } from '../config.js';
 
 /** A port a node listens on: the setting a refusal names, and what to do about a port taken. */
 export interface NodePort {
@@ -10,27 +10,8 @@ export interface NodePort {
 }
 export const kHttpPort: NodePort = { setting: 'FLAGWIRE_PORT (--port)', whenTaken: 'stop it or choose another port' };
 /** flagd's sync service (src/sync/background.ts): the words its own refusal at listening uses (src/capability/grpc-server.ts). */
-const kSyncPort: NodePort = { setting: 'FLAGWIRE_SYNC_PORT', whenTaken: 'choose another port, or 0 to serve no sync service' };
+export const kSyncPort: NodePort = { setting: 'FLAGWIRE_SYNC_PORT', whenTaken: 'choose another port, or 0 to serve no sync service' };
 const kHostSetting = 'FLAGWIRE_HOST (--host)';
-
-/**
- * Why this node's ports cannot be bound, the HTTP port's first, then the sync service's; or null.
- * Asked by start-up before anything starts (start.ts), so that a taken port is refused before the data
- * directory is written and before the writer, the threads and the evaluation workers start (1.9 CPU s
- * with several front-end threads, issue 57); found at the sync service's listen, a taken sync port cost
- * all of them first. Port 0 is not tried: the HTTP port's picks a free one, the sync port's serves none.
- * Listening itself (listen.ts, the sync service's) still refuses a port taken since.
- */
-export async function portsProblem(config: Pick<Config, 'host' | 'port' | 'syncPort'>): Promise<ConfigError | null> {
-  for (const [port, named] of [
-    [config.port, kHttpPort],
-    [config.syncPort, kSyncPort],
-  ] as const) {
-    const problem = port === 0 ? null : await bindProblem(config.host, port, named);
-    if (problem !== null) return problem;
-  }
-  return null;
-}
 
 /**
  * Why `host:port` cannot be bound exclusively, or null when it can (then it is free again on return):

@@ -1,6 +1,6 @@
 // Black-box: a relay whose port cannot be bound stops as a plain node does (issue 55, item 5): one line
 // on stderr naming the setting, exit 2, nothing listening. Start-up tries both ports before it starts
-// anything (src/server/bind-problem.ts); a port taken after that try is found at listening, when the
+// anything (src/server/listen.ts); a port taken after that try is found at listening, when the
 // relay's follower is discovering or following its live upstream: a follower that opened its stream
 // after the stop kept the process alive for ever, logging "following the upstream". That path is
 // reached with the try switched off (FLAGWIRE_TEST_PORTS_UNTRIED).
