@@ -306,7 +306,7 @@ function asScript(name, js, outdir) {
   for (const [start, end, replacement] of edits.sort((a, b) => b[0] - a[0])) text = text.slice(0, start) + replacement + text.slice(end);
   const result = `{ ${(exported ?? []).map(([as, local]) => `${JSON.stringify(as)}: ${local}`).join(', ')} }`;
   const script = `(async function (__fw) {"use strict"; ${header.join(' ')}${text}\nreturn ${result};\n})\n//# sourceMappingURL=${name}.script.js.map\n`;
-  const loader = relative(outdir, join(kCliDirPath, 'bundle-script.js'));
+  const loader = relative(outdir, kScriptRunner);
   const stub = [
     `// Made by scripts/build-cli.mjs: runs ${name}.script.js, the bundle, with V8's code cache (src/cli/bundle-script.ts).`,
     `import { runBundleScript } from ${JSON.stringify(`./${loader}`)};`,
@@ -324,7 +324,8 @@ function asScript(name, js, outdir) {
   ].join('\n');
   return { script, stub };
 }
-const kCliDirPath = fileURLToPath(kCliDir);
+/** What runs a bundle's script (src/cli/bundle-script.ts): every script's module imports it. */
+const kScriptRunner = join(fileURLToPath(kCliDir), 'bundle-script.js');
 
 /**
  * The entries a thread's entry imports by URL (an evaluation worker's evaluators): in its script too, the
@@ -398,3 +399,13 @@ for (const { dir, entries } of kThreadBundles) {
     ...(byUrl.length > 0 ? [importedByUrl(entry, byUrl)] : []),
   ]);
 }
+// The modules the entry runs outside the bundles (cli.js and what it loads at once; for serve, its
+// settings check too: kEntryModules, kServeEntryModules above, and what runs the scripts, which their
+// modules import: asScript), by path under dist/src, for the tests that check a command or a node runs
+// nothing else (test/cli/cli-start.test.ts, test/capabilities/parts-on-use.test.ts): derived here, so
+// they cannot drift from what the build shares.
+const underSrc = (modules) => [kEntry, ...modules].map((path) => relative(kSrcDir, path)).sort();
+writeFileSync(
+  join(kBundleDir, 'outside-modules.json'),
+  `${JSON.stringify({ entry: underSrc(kEntryModules), serve: underSrc([...kServeEntryModules, kScriptRunner]) }, null, 2)}\n`,
+);

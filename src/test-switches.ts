@@ -40,6 +40,12 @@ export interface TestSwitches {
    * error) once it has counted the batch of this batch id, before it answers it (src/events/events-thread.ts).
    */
   readonly eventsCrashBatchId: string | null;
+  /**
+   * FLAGWIRE_TEST_PORTS_UNTRIED=1: start-up does not try its ports before it starts (src/server/listen.ts),
+   * so a taken one is found where a port taken after that try is, at listening, with the writer, the
+   * threads and a relay's follower running (test/relay/relay-ports.test.ts).
+   */
+  readonly portsUntried: boolean;
 }
 
 /** The FLAGWIRE_TEST_* switches of `env` (see TestSwitches). */
@@ -58,6 +64,7 @@ export function readTestSwitches(env: NodeJS.ProcessEnv): TestSwitches {
     activityFlushMs: positive(env.FLAGWIRE_TEST_ACTIVITY_FLUSH_MS),
     capabilityModule: (hooks && env.FLAGWIRE_TEST_CAPABILITY) || null,
     eventsCrashBatchId: (hooks && env.FLAGWIRE_TEST_EVENTS_CRASH_BATCH_ID) || null,
+    portsUntried: hooks && env.FLAGWIRE_TEST_PORTS_UNTRIED === '1',
   });
 }
 

@@ -63,11 +63,11 @@ if (
   if ('outcome' in answered) {
     outcome = answered.outcome;
   } else {
-    // serve's settings are read, and its port tried, before its bundle loads, from modules of their own:
-    // a bad one or a taken port is answered at about the cost of --help (0.15 CPU s, not 0.33-0.41:
-    // issue 57). Good ones are read again by serve.
+    // serve's settings are read before its bundle loads, from modules of their own: a bad one is answered
+    // at about the cost of --help (0.15 CPU s, not 0.33: issue 57). Good ones are read again by serve,
+    // whose start-up tries its ports before the writer and the threads start (src/server/start.ts).
     const { line } = answered;
-    const problem = line.spec.name === 'serve' ? await (await import('./serve-config.js')).serveConfigProblem(line, io.env) : null;
+    const problem = line.spec.name === 'serve' ? (await import('./serve-config.js')).serveConfigProblem(line, io.env) : null;
     if (problem !== null) {
       outcome = problem;
     } else {

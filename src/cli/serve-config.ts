@@ -1,10 +1,11 @@
 // serve's settings as its command line and environment give them: read by the command itself
-// (commands.ts) and, first, by the command line's entry (cli.ts), which answers a bad one, or a port that
-// cannot be bound, before it loads serve's bundle: that costs about what `flagwire --help` does
-// (0.15 CPU s), not the server's modules as well (0.33 CPU s, a taken port 0.41: issue 57).
+// (commands.ts) and, first, by the command line's entry (cli.ts), which answers a bad one before it loads
+// serve's bundle: that costs about what `flagwire --help` does (0.15 CPU s), not the server's modules as
+// well (0.33 CPU s: issue 57). A port that cannot be bound is start-up's to refuse, before the writer and
+// the threads start (src/server/start.ts, 0.41 CPU s): tried here too, it spared that failure the bundle's
+// load but cost every good start node:net's first use, 6-11 ms of the main thread.
 import type { CommandLine } from '../cli-command/args.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
-import { bindProblem } from '../server/bind-problem.js';
 import { configFailure, type Outcome } from './answers.js';
 
 type ServeLine = Pick<CommandLine, 'args' | 'data' | 'database'>;
@@ -27,15 +28,14 @@ export function serveConfig(line: ServeLine, env: NodeJS.ProcessEnv): Readonly<C
 }
 
 /**
- * serve's answer to a setting it cannot use or a port it cannot bind (exit 2, as the command itself
- * gives it), or null: the settings can be used and the port bound (start-up binds it later: a port taken
- * in between is refused then), or their problem is not a setting's, and serve itself reports it.
+ * serve's answer to a setting it cannot use (exit 2, as the command itself gives it), or null: the
+ * settings can be used (a port they name may still be taken: start-up refuses it), or their problem is
+ * not a setting's, and serve itself reports it.
  */
-export async function serveConfigProblem(line: ServeLine & Pick<CommandLine, 'json'>, env: NodeJS.ProcessEnv): Promise<Outcome | null> {
+export function serveConfigProblem(line: ServeLine & Pick<CommandLine, 'json'>, env: NodeJS.ProcessEnv): Outcome | null {
   try {
-    const config = serveConfig(line, env);
-    const problem = config.port === 0 ? null : await bindProblem(config.host, config.port);
-    return problem === null ? null : configFailure(line.json, problem.message);
+    serveConfig(line, env);
+    return null;
   } catch (err) {
     return err instanceof ConfigError ? configFailure(line.json, err.message) : null;
   }

@@ -1,33 +1,35 @@
 // Whether an address can be listened on, and if not, the setting to change: node:net's bind, which says
-// why, where uWS only says that listening failed. A module of its own, without uWebSockets.js, so that the
-// command line's entry can ask it before it loads the server.
+// why, where uWS only says that listening failed.
 import { createServer } from 'node:net';
 import { ConfigError } from '../config.js';
 
-export const kPortSetting = 'FLAGWIRE_PORT (--port)';
+/** A port a node listens on: the setting a refusal names, and what to do about a port taken. */
+export interface NodePort {
+  setting: string;
+  whenTaken: string;
+}
+export const kHttpPort: NodePort = { setting: 'FLAGWIRE_PORT (--port)', whenTaken: 'stop it or choose another port' };
+/** flagd's sync service (src/sync/background.ts): the words its own refusal at listening uses (src/capability/grpc-server.ts). */
+export const kSyncPort: NodePort = { setting: 'FLAGWIRE_SYNC_PORT', whenTaken: 'choose another port, or 0 to serve no sync service' };
 const kHostSetting = 'FLAGWIRE_HOST (--host)';
 
 /**
  * Why `host:port` cannot be bound exclusively, or null when it can (then it is free again on return):
- * the port when it is taken or privileged, the host when it is not an address of this machine. Asked
- * before anything starts, so that a taken port is refused at once: by the command line's entry before it
- * loads serve's bundle (src/cli/serve-config.ts), by start-up before the writer, the threads and the
- * evaluation workers (start.ts: 1.9 CPU s with several front-end threads, issue 57). Listening itself
- * (listen.ts) still refuses a port taken since.
+ * the port (`named`) when it is taken or privileged, the host when it is not an address of this machine.
  */
-export function bindProblem(host: string, port: number): Promise<ConfigError | null> {
+export function bindProblem(host: string, port: number, named: NodePort): Promise<ConfigError | null> {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {
         resolve(
           new ConfigError(
-            kPortSetting,
-            `${host}:${port} is already in use (another Flagwire or another program listens there); stop it or choose another port`,
+            named.setting,
+            `${host}:${port} is already in use (another Flagwire or another program listens there); ${named.whenTaken}`,
           ),
         );
       } else if (err.code === 'EACCES') {
-        resolve(new ConfigError(kPortSetting, `port ${port} needs privileges this process does not have; choose a port above 1023`));
+        resolve(new ConfigError(named.setting, `port ${port} needs privileges this process does not have; choose a port above 1023`));
       } else {
         resolve(new ConfigError(kHostSetting, `cannot listen on ${host} (${err.code ?? err.message}); give an address of this machine`));
       }

@@ -1,7 +1,7 @@
 // Binds the HTTP port exclusively, and turns a port that cannot be bound into a configuration error.
 import * as uWS from 'uWebSockets.js';
-import { ConfigError } from '../config.js';
-import { bindProblem, kPortSetting } from './bind-problem.js';
+import { type Config, ConfigError } from '../config.js';
+import { bindProblem, kHttpPort, kSyncPort, type NodePort } from './bind-problem.js';
 
 // uws-pack's typings declare the listen options only as an enum its runtime does not export, and omit the
 // (host, port, options, cb) overload the native listen accepts: both are typed here once.
@@ -20,27 +20,64 @@ function exclusivePortOption(): number {
   return value;
 }
 
+function listenOn(app: uWS.TemplatedApp, host: string, port: number): Promise<uWS.us_listen_socket | false> {
+  return new Promise((resolve) => {
+    (app.listen as unknown as ListenWithOptions).call(app, host, port, kExclusivePort, resolve);
+  });
+}
+
 /**
  * Listens on `host:port` without SO_REUSEPORT (uWS's default sets it): a second server started on a
  * busy port must fail, not silently share it and take half of the first one's connections.
  */
-export function listenExclusive(app: uWS.TemplatedApp, host: string, port: number): Promise<uWS.us_listen_socket> {
-  return new Promise((resolve, reject) => {
-    (app.listen as unknown as ListenWithOptions).call(app, host, port, kExclusivePort, (socket) => {
-      if (socket) resolve(socket);
-      else void listenFailure(host, port).then(reject);
-    });
-  });
+export async function listenExclusive(app: uWS.TemplatedApp, host: string, port: number): Promise<uWS.us_listen_socket> {
+  const socket = await listenOn(app, host, port);
+  if (socket) return socket;
+  throw await listenFailure(host, port, kHttpPort);
+}
+
+/**
+ * Why this node's ports cannot be listened on, the HTTP port's first, then the sync service's; or null.
+ * Asked by start-up before anything starts (start.ts), so that a taken port is refused before the data
+ * directory is written and before the writer, the threads and the evaluation workers start (1.9 CPU s
+ * with several front-end threads, issue 57); found at the sync service's listen, a taken sync port cost
+ * all of them first. Port 0 is not tried: the HTTP port's picks a free one, the sync port's serves none.
+ * Listening itself (above, and the sync service's) still refuses a port taken since.
+ */
+export async function portsProblem(config: Pick<Config, 'host' | 'port' | 'syncPort'>): Promise<ConfigError | null> {
+  for (const [port, named] of [
+    [config.port, kHttpPort],
+    [config.syncPort, kSyncPort],
+  ] as const) {
+    const problem = port === 0 ? null : await listenProblem(config.host, port, named);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+/**
+ * Why `host:port` cannot be listened on exclusively, or null (then it is free again on return): tried
+ * as listenExclusive listens, on an app of its own, and node:net asked the reason only when that fails.
+ * node:net's first listen in a process costs 4-6 ms of CPU (it loads dns and cluster), uWS's about 1:
+ * every good start pays this try.
+ */
+async function listenProblem(host: string, port: number, named: NodePort): Promise<ConfigError | null> {
+  const app = uWS.App();
+  const socket = await listenOn(app, host, port);
+  if (socket) uWS.us_listen_socket_close(socket);
+  app.close();
+  return socket ? null : listenFailure(host, port, named);
 }
 
 /**
  * uWS only says that listening failed. The same bind through node:net gives the reason, so the error
  * names the setting to change.
  */
-async function listenFailure(host: string, port: number): Promise<ConfigError> {
+async function listenFailure(host: string, port: number, named: NodePort): Promise<ConfigError> {
   // Free again by now (the other listener went away in between): still name the port.
   return (
-    (await bindProblem(host, port)) ?? new ConfigError(kPortSetting, `${host}:${port} could not be bound; retry, or choose another port`)
+    (await bindProblem(host, port, named)) ??
+    new ConfigError(named.setting, `${host}:${port} could not be bound; retry, or choose another port`)
   );
 }
 

@@ -20,8 +20,7 @@ import { WriterClient } from '../writer/client.js';
 import type { DemoSeed } from '../writer-thread/demo-seed.js';
 import { createFrontend } from './frontend.js';
 import { FrontendThreads } from './frontend-threads.js';
-import { bindProblem } from './bind-problem.js';
-import { listenExclusive } from './listen.js';
+import { listenExclusive, portsProblem } from './listen.js';
 import { createLogger } from './logger.js';
 import { randomId } from '../model/ids.js';
 import { hashPassword } from '../model/passwords.js';
@@ -54,6 +53,13 @@ interface Serving {
 }
 
 export async function startServer(config: Readonly<Config>, options: StartOptions): Promise<RunningServer> {
+  // A port that cannot be bound, the HTTP port or the sync service's, is refused before anything starts
+  // or is written (a ConfigError: the console prints one line naming the setting, exit 2): found at
+  // listening, it cost the writer thread, the front-end threads and the evaluation workers first (1.9 CPU
+  // s with two threads: issue 57). The only try: the command line's entry, which reads serve's settings
+  // first, does not bind (serve-config.ts). A test skips it to reach the refusal at listening.
+  const problem = kTestSwitches.portsUntried ? null : await portsProblem(config);
+  if (problem !== null) throw problem;
   // Held until the server has stopped: migrate-to-postgres refuses a data dir that a server uses.
   const claim = claimForServer(config.dataDir);
   return startClaimed(config, options, claim).catch((err: unknown) => {
@@ -64,13 +70,6 @@ export async function startServer(config: Readonly<Config>, options: StartOption
 
 async function startClaimed(config: Readonly<Config>, options: StartOptions, claim: DataDirClaim): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
-  // A port that cannot be bound is refused before anything starts (a ConfigError: the console prints one
-  // line naming the setting, exit 2): found at listening, it cost the writer thread, the front-end threads
-  // and the evaluation workers first (1.9 CPU s with two threads: issue 57). Port 0 is always free.
-  if (config.port !== 0) {
-    const problem = await bindProblem(config.host, config.port);
-    if (problem !== null) throw problem;
-  }
   // A damaged data file is refused here, with a message, not by a crash at the first request reading it.
   await verifyStore(config.dataDir, kStoreLayout, config, changeLogBounds(config));
   const store: Store = openStore(config.dataDir, { layout: kStoreLayout, changeLog: changeLogBounds(config) });

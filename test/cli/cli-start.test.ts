@@ -4,7 +4,7 @@
 // the server's packages. The derived table is the commands' shapes, and every answer given from it is
 // byte for byte the one main.ts gives from the commands themselves.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,10 @@ import { kCli } from '../helpers/server.js';
 const kDerived = JSON.parse(readFileSync(new URL('../../src/cli/commands.json', import.meta.url), 'utf8')) as CommandSpec[];
 const kModuleLog = fileURLToPath(new URL('../helpers/module-log.js', import.meta.url));
 const kDist = new URL('../../src/', import.meta.url).href;
+/** The modules the entry runs outside the bundles (cli.js and what it loads at once), by path under dist/src, as the build derives them. */
+const kEntryOwn = (
+  JSON.parse(readFileSync(new URL('../../src/cli/bundle/outside-modules.json', import.meta.url), 'utf8')) as { entry: string[] }
+).entry;
 const io: CliIo = { env: {}, commandLine: null, stdin: process.stdin };
 
 /** The real binary, in a process of its own, with the modules it loads named. */
@@ -91,17 +95,12 @@ t.test('every answer given without running a command is the same from the derive
   t.ok(answered > kCliCommands.length * 2, `${answered} answers compared`);
 });
 
-t.test("a setting serve cannot use, or a taken port, is answered before serve's bundle loads, with main's answer", async (t) => {
+t.test("a setting serve cannot use is answered before serve's bundle loads, with main's answer", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'flagwire-cli-start-'));
-  const taken = createServer();
-  await new Promise<void>((resolve) => taken.listen({ host: '127.0.0.1', port: 0 }, resolve));
-  t.teardown(() => taken.close());
-  const takenPort = String((taken.address() as AddressInfo).port);
   for (const argv of [
     ['serve', '--port', 'abc'],
     ['serve', '--port', 'abc', '--json'],
     ['serve', '--data', dir, '--flags-file', join(dir, 'flags.json')],
-    ['serve', '--port', takenPort, '--host', '127.0.0.1', '--data', join(dir, 'data')],
   ]) {
     const r = flagwire(argv);
     const own = (await main(argv, io))!;
@@ -117,13 +116,43 @@ t.test("a setting serve cannot use, or a taken port, is answered before serve's 
   }
 });
 
+t.test("a taken port is answered with main's answer before any thread starts or the data directory is written", async (t) => {
+  // serve's bundle loads (the entry does not bind: src/cli/serve-config.ts); start-up tries the port first.
+  const data = join(mkdtempSync(join(tmpdir(), 'flagwire-cli-start-')), 'data');
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  t.teardown(() => taken.close());
+  const takenPort = String((taken.address() as AddressInfo).port);
+  for (const argv of [
+    ['serve', '--port', takenPort, '--host', '127.0.0.1', '--data', data],
+    ['serve', '--demo', '--json', '--port', takenPort, '--host', '127.0.0.1', '--data', data],
+  ]) {
+    const r = flagwire(argv);
+    t.equal(r.code, 2, `${argv.join(' ')}: exit 2`);
+    t.match(r.stderr, new RegExp(`^flagwire: invalid FLAGWIRE_PORT \\(--port\\): 127\\.0\\.0\\.1:${takenPort} is already in use`));
+    t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+    // serve makes a missing data directory as it reads its settings (docs/cli.md); nothing is written in it.
+    t.strictSame(readdirSync(data), [], 'nothing written in the data directory');
+    const run = sources(r.loaded);
+    t.ok(run.ours.includes('cli/bundle/serve/main.js'), "serve's bundle loaded");
+    t.strictSame(
+      run.ours.filter((p) => /^cli\/bundle\/(writer|eval|events|frontend)\//.test(p)),
+      [],
+      "no thread started: no thread's bundle loaded",
+    );
+    const own = (await main(argv, io))!;
+    t.strictSame([r.code, r.stdout, r.stderr], [own.code, own.stdout, own.stderr], `${argv.join(' ')}: main's answer`);
+    t.strictSame(readdirSync(data), [], 'main wrote nothing there either');
+  }
+});
+
 t.test('help loads no capability; a store command runs from the bundle without the server', async (t) => {
   const help = flagwire(['--help']);
   t.equal(help.code, 0);
   t.equal(help.stdout, (await main(['--help'], io))!.stdout, "main's help, byte for byte");
   const helpSources = sources(help.loaded);
   t.strictSame(
-    helpSources.ours.filter((p) => !/^(cli\/(cli|answers)|cli-command\/(args|output)|errors|typebox|test-switches)\.js$/.test(p)),
+    helpSources.ours.filter((p) => !kEntryOwn.includes(p)),
     [],
     'help loads the entry, the parser and the error table only',
   );
@@ -150,9 +179,7 @@ t.test('help loads no capability; a store command runs from the bundle without t
     'the command runs from the bundle',
   );
   t.strictSame(
-    run.ours.filter(
-      (p) => !p.startsWith('cli/bundle/') && !/^(cli\/(cli|answers)|cli-command\/(args|output)|errors|typebox|test-switches)\.js$/.test(p),
-    ),
+    run.ours.filter((p) => !p.startsWith('cli/bundle/') && !kEntryOwn.includes(p)),
     [],
     'and from no module outside it',
   );

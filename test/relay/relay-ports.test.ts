@@ -1,8 +1,11 @@
 // Black-box: a relay whose port cannot be bound stops as a plain node does (issue 55, item 5): one line
-// on stderr naming the setting, exit 2, nothing listening. Its upstream is live, so the relay's follower
-// is discovering or following when the start fails: a follower that opened its stream after the stop
-// kept the process alive for ever, logging "following the upstream".
+// on stderr naming the setting, exit 2, nothing listening. Start-up tries both ports before it starts
+// anything (src/server/listen.ts); a port taken after that try is found at listening, when the
+// relay's follower is discovering or following its live upstream: a follower that opened its stream
+// after the stop kept the process alive for ever, logging "following the upstream". That path is
+// reached with the try switched off (FLAGWIRE_TEST_PORTS_UNTRIED).
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import t from 'tap';
 import { plainNode } from '../helpers/plain-process.js';
 import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
@@ -60,4 +63,30 @@ t.test('a relay whose HTTP port is taken exits 2 naming FLAGWIRE_PORT', async (t
   t.match(lines[0], /FLAGWIRE_PORT/);
   t.match(lines[0], new RegExp(`127\\.0\\.0\\.1:${upstream.port} is already in use`));
   t.notMatch(r.stdout, /listening/);
+});
+
+t.test('a port found taken at listening, after start-up tried it, stops the relay the same way, its follower too', async (t) => {
+  const cases = [
+    {
+      env: { FLAGWIRE_PORT: String(await freePort()), FLAGWIRE_SYNC_PORT: String(upstream.syncPort) },
+      setting: 'FLAGWIRE_SYNC_PORT',
+      port: upstream.syncPort,
+    },
+    {
+      env: { FLAGWIRE_PORT: String(upstream.port), FLAGWIRE_SYNC_PORT: String(await freePort()) },
+      setting: 'FLAGWIRE_PORT',
+      port: upstream.port,
+    },
+  ];
+  for (const { env, setting, port } of cases) {
+    const data = tempDataDir();
+    const r = await relayStart({ ...env, FLAGWIRE_DATA: data, FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_PORTS_UNTRIED: '1' });
+    t.equal(r.code, 2, `${setting}: exit 2 (stderr: ${r.stderr})`);
+    const lines = errorLines(r.stderr);
+    t.equal(lines.length, 1, 'one line');
+    t.match(lines[0], new RegExp(`invalid ${setting}`));
+    t.match(lines[0], new RegExp(`127\\.0\\.0\\.1:${port} is already in use`));
+    t.notMatch(r.stdout, /listening/);
+    t.ok(readdirSync(data).includes('flagwire.mdb'), 'found at listening: the relay had opened its copy and started');
+  }
 });

@@ -1,6 +1,7 @@
 // The server process: /health, demo seed, docs page, unknown routes, config errors, clean SIGTERM.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { kCli, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
@@ -133,6 +134,22 @@ t.test('a sync port already in use, or not a port, stops start-up with one line 
   }
 });
 
+t.test('a sync port already in use is refused before the node writes its data directory: --demo seeds nothing', async (t) => {
+  const first = await plain();
+  const data = tempDataDir();
+  const r = spawnSync(...plainNode([kCli, 'serve', '--demo', '--port', '0', '--host', '127.0.0.1', '--data', data]), {
+    env: { ...process.env, FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_SYNC_PORT: String(first.syncPort) },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  t.equal(r.status, 2, `exit 2 (stderr: ${r.stderr})`);
+  t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+  t.match(r.stderr, new RegExp(`invalid FLAGWIRE_SYNC_PORT: 127\\.0\\.0\\.1:${first.syncPort} is already in use`));
+  t.equal(r.stdout, '', 'nothing seeded, nothing listening');
+  // Found at the sync service's listen, the writer had opened the data file and seeded the demo first.
+  t.strictSame(readdirSync(data), [], 'nothing written in the data directory');
+});
+
 t.test('a port already in use stops start-up with one line naming the port setting and exit code 2', async (t) => {
   const first = await plain();
   // Without an exclusive bind (SO_REUSEPORT) the second server would share the port and never exit.
@@ -163,6 +180,7 @@ t.test('a port already in use is refused before the node opens its data director
   t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
   t.match(r.stderr, new RegExp(`invalid FLAGWIRE_PORT \\(--port\\): 127\\.0\\.0\\.1:${first.port} is already in use`));
   t.equal(r.stdout, '', 'nothing seeded, nothing listening');
+  t.strictSame(readdirSync(data), [], 'nothing written in the data directory');
   const orgs = await cli(data, ['org', 'list']);
   t.equal(orgs.code, 0, orgs.stderr);
   t.strictSame(orgs.json.orgs, [], 'the data directory holds no demo organisation');
