@@ -14,7 +14,7 @@
 // cache written again); the file's size and modification time head the cache, so a script changed in
 // place is never run with code of another. A cache that cannot be written (a read-only install) is
 // left: the script runs as it would without one.
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { threadId } from 'node:worker_threads';
@@ -47,14 +47,18 @@ function cachedCode(cacheFile: string, key: Buffer): Buffer | undefined {
   return cache.subarray(0, key.length).equals(key) ? cache.subarray(key.length) : undefined;
 }
 
-function writeCache(script: Script, cacheFile: string, key: Buffer): void {
+/**
+ * Writes V8's code for `script` to `cacheFile`, headed by `key`; where it cannot (a read-only install, a
+ * full disk), leaves nothing, and the next run compiles as this one did. Exported for its test.
+ */
+export function writeCache(script: Script, cacheFile: string, key: Buffer): void {
   // Written whole, then renamed: a thread or process reading it meanwhile sees the old file or the new.
   const scratch = `${cacheFile}.${process.pid}-${threadId}`;
   try {
     writeFileSync(scratch, Buffer.concat([key, script.createCachedData()]));
     renameSync(scratch, cacheFile);
   } catch {
-    // A read-only install, or a full disk: the next run compiles, as this one did.
+    rmSync(scratch, { force: true });
   }
 }
 
