@@ -15,12 +15,12 @@
 //     front-end thread's entries bundled the same way, which the bundle above starts instead of the
 //     modules (a node's writer thread loaded some 190 of them, an evaluation worker 75: bench/RESULTS.md,
 //     issue 57 item 2).
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'acorn';
 import { build } from 'esbuild';
+import { kScriptRunner, writeScriptBundle } from './script-bundle.mjs';
 
 const kCliDir = new URL('../dist/src/cli/', import.meta.url);
 const kBundleDir = new URL('bundle/', kCliDir).pathname;
@@ -257,77 +257,6 @@ await build({
   plugins: [entryShared(kBundleDir, kEntryModules), sourceRewrites(kBundleDir)],
 });
 /**
- * A bundle as a script that V8 can cache (src/cli/bundle-script.ts): esbuild's module `js` (one file, no
- * pieces) becomes `NAME.script.js`, one async function of its code: its import declarations become
- * constants of what the function receives (`__fw.imports`, hoisted, as imports are), `import.meta`
- * becomes `__fw.meta`, `import(...)` becomes `__fw.import(...)`, and its export list the function's
- * result. `NAME.js` imports what the declarations named, in their order, and runs the script. Every line
- * keeps its number, so the bundle's source map (renamed with it) still places each line.
- */
-function asScript(name, js, outdir) {
-  const body = js.replace(/\n\/\/# sourceMappingURL=\S+\n$/, '\n');
-  if (/__fw(?!\.bundled\.set\()/.test(body)) throw new Error(`${name}: the bundle names __fw, the script's own parameter`);
-  const specs = [];
-  const header = [];
-  const edits = [];
-  let exported = null;
-  const blank = (node) => edits.push([node.start, node.end, body.slice(node.start, node.end).replace(/[^\n]/g, '')]);
-  const ast = parse(body, { ecmaVersion: 'latest', sourceType: 'module' });
-  for (const node of ast.body) {
-    if (node.type === 'ImportDeclaration') {
-      const spec = node.source.value;
-      if (!specs.includes(spec)) specs.push(spec);
-      const from = `__fw.imports[${specs.indexOf(spec)}]`;
-      const named = [];
-      for (const s of node.specifiers) {
-        if (s.type === 'ImportNamespaceSpecifier') header.push(`const ${s.local.name} = ${from};`);
-        else if (s.type === 'ImportDefaultSpecifier') header.push(`const ${s.local.name} = ${from}.default;`);
-        else named.push(`${JSON.stringify(s.imported.name ?? s.imported.value)}: ${s.local.name}`);
-      }
-      if (named.length > 0) header.push(`const { ${named.join(', ')} } = ${from};`);
-      blank(node);
-    } else if (node.type === 'ExportNamedDeclaration' && node.declaration === null && node.source === null) {
-      exported = node.specifiers.map((s) => [s.exported.name ?? s.exported.value, s.local.name]);
-      blank(node);
-    } else if (node.type.startsWith('Export')) {
-      throw new Error(`${name}: an export the script cannot return (${node.type})`);
-    }
-  }
-  // import.meta and import(...) wherever they are: a walk of every node (acorn-walk is not needed for two kinds).
-  const visit = (node) => {
-    if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (node.type === 'MetaProperty' && node.meta.name === 'import') edits.push([node.start, node.end, '__fw.meta']);
-    if (node.type === 'ImportExpression') edits.push([node.start, node.start + 'import'.length, '__fw.import']);
-    for (const key in node) if (key !== 'type' && typeof node[key] === 'object') visit(node[key]);
-  };
-  visit(ast.body);
-  let text = body;
-  for (const [start, end, replacement] of edits.sort((a, b) => b[0] - a[0])) text = text.slice(0, start) + replacement + text.slice(end);
-  const result = `{ ${(exported ?? []).map(([as, local]) => `${JSON.stringify(as)}: ${local}`).join(', ')} }`;
-  const script = `(async function (__fw) {"use strict"; ${header.join(' ')}${text}\nreturn ${result};\n})\n//# sourceMappingURL=${name}.script.js.map\n`;
-  const loader = relative(outdir, kScriptRunner);
-  const stub = [
-    `// Made by scripts/build-cli.mjs: runs ${name}.script.js, the bundle, with V8's code cache (src/cli/bundle-script.ts).`,
-    `import { runBundleScript } from ${JSON.stringify(`./${loader}`)};`,
-    ...specs.map((spec, i) => `import * as i${i} from ${JSON.stringify(spec)};`),
-    'const links = {',
-    `  imports: [${specs.map((_, i) => `i${i}`).join(', ')}],`,
-    '  meta: import.meta,',
-    '  bundled: new Map(),',
-    '  import: (specifier) => (links.bundled.has(specifier) ? Promise.resolve(links.bundled.get(specifier)) : import(specifier)),',
-    '};',
-    `const exported = await runBundleScript(new URL(${JSON.stringify(`./${name}.script.js`)}, import.meta.url), links);`,
-    `const { ${(exported ?? []).map(([as], i) => `${JSON.stringify(as)}: e${i}`).join(', ')} } = exported;`,
-    `export { ${(exported ?? []).map(([as], i) => `e${i} as ${/^[A-Za-z_$][\w$]*$/.test(as) ? as : JSON.stringify(as)}`).join(', ')} };`,
-    '',
-  ].join('\n');
-  return { script, stub };
-}
-/** What runs a bundle's script (src/cli/bundle-script.ts): every script's module imports it. */
-const kScriptRunner = join(fileURLToPath(kCliDir), 'bundle-script.js');
-
-/**
  * The entries a thread's entry imports by URL (an evaluation worker's evaluators): in its script too, the
  * script's `__fw.bundled` maps each one's URL (its bundled path, as the main thread names it) to its
  * exports, and the script's `import(...)` of that URL takes them from there (the stub's `import`). So a
@@ -362,7 +291,7 @@ const importedByUrl = (entry, modules) => ({
   },
 });
 
-/** Bundles `entry` into `outdir` as `name.script.js` and its module `name.js` (asScript). */
+/** Bundles `entry` into `outdir` as `name.script.js` and its module `name.js` (scripts/script-bundle.mjs). */
 async function scriptBundle(entry, name, outdir, plugins) {
   const byUrl = plugins.some((plugin) => plugin.name === 'imported-by-url');
   const { outputFiles } = await build({
@@ -373,13 +302,7 @@ async function scriptBundle(entry, name, outdir, plugins) {
     write: false,
     plugins,
   });
-  const js = outputFiles.find((file) => file.path.endsWith(`${name}.js`)).text;
-  const map = outputFiles.find((file) => file.path.endsWith(`${name}.js.map`)).text;
-  const { script, stub } = asScript(name, js, outdir);
-  mkdirSync(outdir, { recursive: true });
-  writeFileSync(join(outdir, `${name}.script.js`), script);
-  writeFileSync(join(outdir, `${name}.script.js.map`), map);
-  writeFileSync(join(outdir, `${name}.js`), stub);
+  writeScriptBundle(outputFiles, name, outdir);
 }
 
 // serve loads the server, every route and every command: one file, no pieces. Cut into pieces as above
@@ -404,7 +327,7 @@ for (const { dir, entries } of kThreadBundles) {
 // modules import: asScript), by path under dist/src, for the tests that check a command or a node runs
 // nothing else (test/cli/cli-start.test.ts, test/capabilities/parts-on-use.test.ts): derived here, so
 // they cannot drift from what the build shares.
-const underSrc = (modules) => [kEntry, ...modules].map((path) => relative(kSrcDir, path)).sort();
+const underSrc = (modules) => [...new Set([kEntry, ...modules])].map((path) => relative(kSrcDir, path)).sort();
 writeFileSync(
   join(kBundleDir, 'outside-modules.json'),
   `${JSON.stringify({ entry: underSrc(kEntryModules), serve: underSrc([...kServeEntryModules, kScriptRunner]) }, null, 2)}\n`,

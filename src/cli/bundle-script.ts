@@ -17,7 +17,6 @@
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import { threadId } from 'node:worker_threads';
 
 /** What a bundle's script receives. */
 export interface BundleLinks {
@@ -53,7 +52,9 @@ function cachedCode(cacheFile: string, key: Buffer): Buffer | undefined {
  */
 export function writeCache(script: Script, cacheFile: string, key: Buffer): void {
   // Written whole, then renamed: a thread or process reading it meanwhile sees the old file or the new.
-  const scratch = `${cacheFile}.${process.pid}-${threadId}`;
+  // Named for this process and at random for this thread (node:worker_threads' threadId would load that
+  // module, some 3 ms of CPU, into every command).
+  const scratch = `${cacheFile}.${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {
     writeFileSync(scratch, Buffer.concat([key, script.createCachedData()]));
     renameSync(scratch, cacheFile);
