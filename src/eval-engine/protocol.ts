@@ -25,7 +25,9 @@
 // computed at it, and says so (Flagwire-Revision, src/http/revisions.ts). Once per batch, not per answer.
 // `word` is the HTTP status in its low 16 bits and, for answers that carry an ETag (OFREP bulk), the
 // ETag's length in its high 16 bits; the ETag's bytes are the last ones of the answer's bytes. For
-// answers without one (the Evaluation API's) the high bits are 0.
+// answers without one (the Evaluation API's) the high bits are 0. Answers with the same body (one
+// prebuilt body put again: ResultWriter.put) may name the same bytes; the last answer's end is where
+// the answers' bytes end.
 
 import type { FlagUsage } from '../model/flags.js';
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from '../bytes/utf8.js';
