@@ -183,7 +183,8 @@ export class EvalEngine {
     this.store.resetReadTxn();
     const seq = this.store.configSeq();
     // In the same snapshot as every read of the batch: the revision its answers were computed at.
-    this.batchRevision = this.store.revision();
+    // Given the seq just read, a store that is no copy does not read it a second time.
+    this.batchRevision = this.store.revision(seq);
     if (seq !== this.seq) {
       this.seq = seq;
       this.collectUsage();

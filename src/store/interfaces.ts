@@ -38,9 +38,11 @@ export interface StoreReader {
   /**
    * The store's revision (docs/api.md: Revisions), which every answer of the APIs names and a request
    * may ask for at least: on a copy of PostgreSQL the revision of PostgreSQL it has applied (the same
-   * number for the same state on every node), otherwise configSeq.
+   * number for the same state on every node), otherwise configSeq. `configSeq`: that number, read by the
+   * caller in the same snapshot, so a store that is no copy does not read it again (the eval worker reads
+   * both at every batch: engine.ts).
    */
-  revision(): StoreRevision;
+  revision(configSeq?: number): StoreRevision;
   /**
    * The id of the system of record whose revisions these are: the database (or upstream) a copy follows
    * (StoreCopy.replicaOf), else this data file's own. What a relay of this store is told it follows.

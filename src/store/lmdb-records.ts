@@ -87,9 +87,9 @@ export abstract class LmdbRecords implements StoreWriter {
     return (this.db.meta.get('configSeq') as number | undefined) ?? 0;
   }
 
-  /** A copy's 'revision' (layout.ts: only a copy of PostgreSQL has one), else configSeq. */
-  revision(): number {
-    return (this.db.meta.get('revision') as number | undefined) ?? this.configSeq();
+  /** A copy's 'revision' (layout.ts: only a copy of PostgreSQL has one), else configSeq (`configSeq` when given). */
+  revision(configSeq?: number): number {
+    return (this.db.meta.get('revision') as number | undefined) ?? configSeq ?? this.configSeq();
   }
 
   /** A copy's 'replicaOf' (the system of record it follows), else this file's own id (layout.ts). */

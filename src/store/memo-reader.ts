@@ -98,8 +98,8 @@ export class MemoReader implements SnapshotReader {
   environmentBearings(): readonly EnvironmentBearing<any>[] {
     return this.store.environmentBearings();
   }
-  revision(): number {
-    return this.store.revision();
+  revision(configSeq?: number): number {
+    return this.store.revision(configSeq);
   }
   source(): string {
     return this.store.source();

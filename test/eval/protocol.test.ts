@@ -42,6 +42,39 @@ t.test('answers: put and open/push/close, read back in place; the buffer grows w
   t.same([reader.status(2), reader.body(2).length], [404, 0]);
 });
 
+t.test('answers putting the same body share its bytes and one view; the last answer ends the bytes', async (t) => {
+  const on = Buffer.from('{"enabled":true}');
+  const off = Buffer.from('{"enabled":false}');
+  const out = new ResultWriter(new ArrayBuffer(8), 6);
+  out.put(200, on);
+  out.put(200, on);
+  out.put(200, off);
+  out.put(403, off);
+  out.open();
+  out.push(Buffer.from('[1]'));
+  out.close(200);
+  out.put(200, on);
+  const reader = new ResultReader(out.finish());
+  t.same(
+    Array.from({ length: 6 }, (_, i) => [reader.status(i), reader.bodyText(i)]),
+    [
+      [200, '{"enabled":true}'],
+      [200, '{"enabled":true}'],
+      [200, '{"enabled":false}'],
+      [403, '{"enabled":false}'],
+      [200, '[1]'],
+      [200, '{"enabled":true}'],
+    ],
+  );
+  // Copied once each (the last answer again, at the end): 12 + 6 × 12 header bytes, then the bodies.
+  const written = 12 + 6 * 12 + on.length + off.length + 3 + on.length;
+  t.equal(reader.bytesUsed, written, 'bytesUsed is where the answers end');
+  const first = reader.body(0);
+  t.equal(reader.body(1), first, "the second answer reads through the first one's view");
+  t.not(reader.body(2), first);
+  t.equal(reader.body(3), reader.body(2));
+});
+
 t.test('finish() refuses a batch with unanswered requests', async (t) => {
   const out = new ResultWriter(new ArrayBuffer(64), 2);
   out.put(200, Buffer.from('{}'));

@@ -137,6 +137,21 @@ t.test("a copy's log holds the revisions applied to it, empty ones included; a f
   t.strictSame(copy.revisionsAfter(9), [{ revision: 10, changes: [] }]);
 });
 
+t.test("revision(configSeq): an embedded store's is the configSeq given, not read again; a copy's is its own", async (t) => {
+  const { store, write } = embedded(t);
+  await write((w) => runCommand(w, 'orgCreate', { principal: kOperator, name: 'Acme', plan: 'teams' }, now));
+  const seq = store.configSeq();
+  t.ok(seq > 0);
+  t.equal(store.revision(), seq, 'an embedded store: its configSeq');
+  t.equal(store.revision(seq), seq);
+  t.equal(store.revision(seq + 7), seq + 7, 'the number given is taken as read in the same snapshot');
+  const copy = LmdbStore.open(tempDir(t), { layout: kStoreLayout });
+  t.teardown(() => copy.close());
+  copy.replaceAll('db_1', 4, []);
+  t.equal(copy.revision(copy.configSeq()), 4, 'a copy: the revision it applied, whatever its configSeq');
+  t.equal(copy.revision(), 4);
+});
+
 t.test('an embedded store names its own file as its source, the same after a reopen', async (t) => {
   const dir = tempDir(t);
   const store = LmdbStore.open(dir, { layout: kStoreLayout });
