@@ -3,11 +3,12 @@
 // file the bundle takes in):
 //   dist/src/cli/commands.json: every command's shape (CommandSpec: words, usage, options, help), from
 //     the commands the capabilities declare, so help, the version and usage errors need no capability;
-//   dist/src/cli/bundle/main.js: main.js with every source module it imports in one file, and what it
-//     imports only on use (serve's server, a PostgreSQL client) in files of their own beside it, so a
-//     command other than serve never loads the packages those import (uWebSockets.js, piscina, pino,
-//     pg); the npm packages stay apart, as Node loads them. A module's import.meta.url is rewritten to the URL of its
-//     own file, so what it finds next to itself (worker files, package.json) is found as before;
+//   dist/src/cli/bundle/main.js: main.js with every source module it imports in one script V8 caches
+//     (scripts/script-bundle.mjs), what it imports only on use (serve's server, a PostgreSQL client) run
+//     at its first import; the packages and built-in modules those import are required or imported there
+//     (requiredOnUse), so a command other than serve never loads uWebSockets.js, piscina, pino or pg;
+//     the npm packages stay apart, as Node loads them. A module's import.meta.url is rewritten to the URL
+//     of its own file, so what it finds next to itself (worker files, package.json) is found as before;
 //   dist/src/cli/bundle/serve/main.js: the same, in one file, for serve (a long-running command), which
 //     loads all of it;
 //   dist/src/cli/bundle/writer/actor.js, eval/worker.js, events/events-thread.js and
@@ -15,7 +16,7 @@
 //     front-end thread's entries bundled the same way, which the bundle above starts instead of the
 //     modules (a node's writer thread loaded some 190 of them, an evaluation worker 75: bench/RESULTS.md,
 //     issue 57 item 2).
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -87,41 +88,6 @@ function ownUrls(path, text, outdir) {
 }
 
 /**
- * The parts a capability loads on use (OnUse, src/capability/capability.ts), gathered into one piece per
- * kind: its command-line commands (`cli.js`) and its routes (a module named `*routes.js`: Management API,
- * service, hosted and console routes). Left to itself, esbuild cuts a piece for each set of those some 45
- * imports that share a module, and a node's main thread, which loads them all, loaded 150 files instead
- * of 39 (about 100 ms more of its CPU before /health). Each part's import becomes an import of its
- * kind's piece (capability-cli-*.js, capability-routes-*.js: a module of this plugin's that imports every
- * capability's parts of that kind), so a command still loads no route (test/cli/cli-start.test.ts).
- */
-const kPartKinds = [
-  { kind: 'capability-cli', test: (file) => file === 'cli.js' },
-  { kind: 'capability-routes', test: (file) => file.endsWith('routes.js') },
-];
-const kDeclarations = readdirSync(new URL('..', kCliDir), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && existsSync(new URL(`../${entry.name}/capability.js`, kCliDir)))
-  .map((entry) => fileURLToPath(new URL(`../${entry.name}/capability.js`, kCliDir)));
-const kPartImport = /import\('(\.{1,2}\/[^']+\.js)'\)/g;
-/** Each kind's parts: the absolute path of each module, in the order found. */
-const kParts = new Map(kPartKinds.map(({ kind }) => [kind, []]));
-for (const path of kDeclarations) {
-  for (const [, spec] of readFileSync(path, 'utf8').matchAll(kPartImport)) {
-    const part = kPartKinds.find(({ test }) => test(basename(spec)));
-    if (part !== undefined) kParts.get(part.kind).push(join(dirname(path), spec));
-  }
-}
-function gatheredParts(path, text) {
-  if (!kDeclarations.includes(path)) return text;
-  return text.replace(kPartImport, (whole, spec) => {
-    const part = kPartKinds.find(({ test }) => test(basename(spec)));
-    if (part === undefined) return whole;
-    const index = kParts.get(part.kind).indexOf(join(dirname(path), spec));
-    return `import('flagwire-parts:${part.kind}').then((parts) => parts.p${index})`;
-  });
-}
-
-/**
  * The modules the command line's entry (cli.js) has loaded before it imports a bundle (the commands'
  * shapes, errors, TypeBox), from esbuild's own reading of it: the bundles the main thread runs import
  * these files rather than hold copies of them, so a command or a node compiles and runs each once. A copy
@@ -190,7 +156,13 @@ const kRequire = createRequire(new URL('../package.json', import.meta.url));
  */
 const kOneFile = new Map([['pino', join(kBundleDir, 'pino.cjs')]]);
 function requiredModule(name, outdir) {
-  const names = Object.keys(kRequire(name)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+  // A package whose exports are a class (piscina) names the rest as its static members, enumerable or not.
+  const value = kRequire(name);
+  const own =
+    typeof value === 'function'
+      ? Object.getOwnPropertyNames(value).filter((key) => !['length', 'name', 'prototype', 'arguments', 'caller'].includes(key))
+      : Object.keys(value);
+  const names = own.filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
   const file = kOneFile.get(name);
   const spec = file === undefined ? name : `./${relative(outdir, file)}`;
   return [
@@ -206,23 +178,47 @@ const sourceRewrites = (outdir) => ({
   setup(b) {
     b.onResolve({ filter: new RegExp(`^(${kRequired.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'flagwire-required' }));
     b.onLoad({ filter: /.*/, namespace: 'flagwire-required' }, (args) => ({ contents: requiredModule(args.path, outdir), loader: 'js' }));
-    b.onResolve({ filter: /^flagwire-parts:/ }, (args) => ({
-      path: args.path.slice('flagwire-parts:'.length),
-      namespace: 'flagwire-parts',
-    }));
-    // esbuild resolves only what a file imports: the pieces name their parts by absolute path.
-    b.onResolve({ filter: /.*/, namespace: 'flagwire-parts' }, (args) => ({ path: args.path }));
-    b.onLoad({ filter: /.*/, namespace: 'flagwire-parts' }, (args) => ({
-      contents: kParts
-        .get(args.path)
-        .map((path, i) => `export * as p${i} from ${JSON.stringify(path)};`)
-        .join('\n'),
-      loader: 'js',
-    }));
     b.onLoad({ filter: /\/dist\/src\/.*\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
-      const contents = gatheredParts(args.path, ownUrls(args.path, text, outdir));
+      const contents = ownUrls(args.path, text, outdir);
       return contents === text ? undefined : { contents, loader: 'js' };
+    });
+  },
+});
+
+/**
+ * For the command line's bundle, one script (below): every package and built-in module its modules import
+ * statically is required where the importing module runs, as lmdb's is (requiredModule), not imported
+ * by the script's module at once. A module a command loads on use (serve's server, the capabilities'
+ * routes: esbuild runs it at its first import) requires uWebSockets.js, piscina or node:http2 then, so a
+ * command that never runs it never loads them, as when those modules were pieces of their own. A package
+ * that cannot be required (an ES module only) is imported as before.
+ */
+const requiredOnUse = (outdir) => ({
+  name: 'required-on-use',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.kind !== 'import-statement' || args.namespace !== 'file' || args.path === 'node:module') return undefined;
+      try {
+        kRequire(args.path);
+      } catch {
+        return { path: args.path, namespace: 'flagwire-imported' };
+      }
+      return { path: args.path, namespace: 'flagwire-required' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'flagwire-required' }, (args) => ({ contents: requiredModule(args.path, outdir), loader: 'js' }));
+    // An ES module only (uWebSockets.js): imported where the importing module runs, awaited there.
+    b.onLoad({ filter: /.*/, namespace: 'flagwire-imported' }, async (args) => {
+      const names = Object.keys(await import(args.path)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+      return {
+        contents: [
+          `const imported = await import(${JSON.stringify(args.path)});`,
+          ...names.map((key) => `export const ${key} = imported.${key};`),
+          'export default imported.default;',
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: kSrcDir,
+      };
     });
   },
 });
@@ -250,12 +246,11 @@ const kOptions = {
   sourcemap: true,
   logLevel: 'warning',
 };
-await build({
-  ...kOptions,
-  entryPoints: [join(kSrcDir, 'cli/main.js')],
-  outdir: kBundleDir,
-  plugins: [entryShared(kBundleDir, kEntryModules), sourceRewrites(kBundleDir)],
-});
+await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kBundleDir, [
+  entryShared(kBundleDir, kEntryModules),
+  sourceRewrites(kBundleDir),
+  requiredOnUse(kBundleDir),
+]);
 /**
  * The entries a thread's entry imports by URL (an evaluation worker's evaluators): in its script too, the
  * script's `__fw.bundled` maps each one's URL (its bundled path, as the main thread names it) to its

@@ -8,8 +8,8 @@
 // imported or started the bundle before gets the same exports from the same path.
 //
 // The first run of a script compiles it as any module's code is compiled. Once the script has run for
-// kCacheDelayMs (what a node's start and its first requests compiled by then), V8's code for the script
-// is written beside it (`NAME.script.js.v8-cache`); each later run of the same script reads it instead
+// kCacheDelayMs (what a node's start and its first requests compiled by then), or as its thread exits
+// first (a command), V8's code for the script is written beside it (`NAME.script.js.v8-cache`); each later run of the same script reads it instead
 // of compiling. V8 refuses a cache of another V8 or other flags (then the script is compiled and the
 // cache written again); the file's size and modification time head the cache, so a script changed in
 // place is never run with code of another. A cache that cannot be written (a read-only install) is
@@ -71,7 +71,15 @@ export function runBundleScript(scriptUrl: URL, links: BundleLinks): Promise<Rec
   const cachedData = cachedCode(cacheFile, key);
   const script = new Script(readFileSync(file, 'utf8'), { filename: file, cachedData });
   if (cachedData === undefined || script.cachedDataRejected === true) {
-    setTimeout(() => writeCache(script, cacheFile, key), kCacheDelayMs).unref();
+    // A command ends well before kCacheDelayMs: its code is written as it exits.
+    let written = false;
+    const write = (): void => {
+      if (written) return;
+      written = true;
+      writeCache(script, cacheFile, key);
+    };
+    setTimeout(write, kCacheDelayMs).unref();
+    process.once('exit', write);
   }
   return (script.runInThisContext() as (links: BundleLinks) => Promise<Record<string, unknown>>)(links);
 }

@@ -16,8 +16,8 @@
 // Pipelines run a command per step, so this entry loads as little as it can (docs/architecture.md,
 // "The command line's start"): help, the version and usage errors are answered from the commands'
 // shapes that the build derives from them (commands.json), with no capability loaded; a command runs
-// from the build's bundle of main.js (bundle/main.js), some 30 files instead of some 300 modules; serve
-// from its own (bundle/serve/main.js: one file), whose writer and evaluation threads run from theirs. A process given a test's own
+// from the build's bundle of main.js (bundle/main.js: one script V8 caches, src/cli/bundle-script.ts),
+// not some 300 modules; serve from its own (bundle/serve/main.js), whose threads run from theirs. A process given a test's own
 // capability (FLAGWIRE_TEST_CAPABILITY) has commands the derived table lacks, and the capability's
 // module shares Flagwire's modules: it runs main.js for all.
 import { readFileSync, statSync } from 'node:fs';
