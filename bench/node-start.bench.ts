@@ -9,7 +9,9 @@
 // a crash: the next start reads its data file through). Beside them, a test's server (test/helpers/
 // server.ts) on a fresh empty data dir each time, as the suite's files start theirs, ended by SIGTERM.
 // With `--baseline DIR` (another build's checkout, built), that build's node, relay and test server
-// start in turn with this one's, on copies of the same data.
+// start in turn with this one's, on copies of the same data. Every build is measured with its bundles'
+// V8 code caches (src/cli/bundle-script.ts), as a node restarted after a run of any length starts: the
+// first start of each, not counted, runs until they are written.
 // Run: npm run build && node dist/bench/node-start.bench.js [--runs N] [--stop term|kill] [--baseline DIR]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -22,6 +24,7 @@ import { seedDemo } from '../src/writer-thread/demo-seed.js';
 import { cli } from '../test/helpers/cli.js';
 import { call } from '../test/helpers/http.js';
 import { startTestServer } from '../test/helpers/server.js';
+import { kCacheDelayMs } from '../src/cli/bundle-script.js';
 import { machineInfo } from './environment.js';
 
 const { values } = parseArgs({
@@ -60,6 +63,7 @@ async function timedStart(
   cliPath: string,
   dataDir: string,
   upstream: NodeJS.ProcessEnv,
+  holdMs = 0,
 ): Promise<{ wall: number; cpu: number; main: number; children: number }> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--data', dataDir], {
@@ -84,6 +88,7 @@ async function timedStart(
       children: cpuOf(`/proc/${child.pid}/stat`, true),
     };
   } finally {
+    await new Promise((resolve) => setTimeout(resolve, holdMs));
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill(kStopSignal);
     await exited;
@@ -156,8 +161,10 @@ function timed(start: (typeof starts)[number]) {
 
 const samples = new Map<string, { wall: number[]; cpu: number[]; main: number[]; children: number[] }>();
 const loads: number[] = [];
-// A first start of each, not counted: it settles the data dir (a full open writes its meta once).
-for (const start of starts) await timed(start);
+// A first start of each, not counted: it settles the data dir (a full open writes its meta once), and a
+// node's or relay's runs until its build's code caches are written (a start ends long before: without
+// this, a build that nothing had run for kCacheDelayMs would be measured compiling its bundles).
+for (const start of starts) await (start.testServer ? timed(start) : timedStart(start.cli, start.dir, start.env, kCacheDelayMs + 2000));
 for (let n = 0; n < kRuns; n++) {
   // Alternated run by run, so a busy moment of the machine falls on every build alike.
   for (const start of n % 2 === 0 ? starts : [...starts].reverse()) {

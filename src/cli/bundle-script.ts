@@ -28,7 +28,7 @@ export interface BundleLinks {
 }
 
 /** How long a script runs before its code is cached: a node's start and its first answers, at load. */
-const kCacheDelayMs = 3_000;
+export const kCacheDelayMs = 3_000;
 
 /** The script's identity as a line heading its cache: a script changed in place never reads another's code. */
 function identity(file: string): Buffer {

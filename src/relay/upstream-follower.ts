@@ -19,6 +19,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { loadOnUse } from '../load-on-use.js';
 import type { Config } from '../config.js';
 import type { RelayStatus } from '../model/follow-state.js';
+import { getUpstream, type UpstreamAnswer } from './upstream-get.js';
 import { decodeFollowResponse, encodeFollowRequest, kFollowPath, type RelayPayload } from './wire.js';
 import type { StoreCopy } from '../store/interfaces.js';
 
@@ -111,19 +112,19 @@ export class UpstreamFollower {
 
   /** GET /v1/relay: the port to dial, or Refused for a key the upstream does not take. */
   private async discover(): Promise<Discovery> {
-    let res: Response;
+    let res: UpstreamAnswer;
     try {
-      res = await fetch(`${this.upstream.url}/v1/relay`, {
-        headers: { authorization: `Bearer ${this.upstream.token}` },
-        signal: AbortSignal.any([AbortSignal.timeout(kDiscoveryMs), this.stopping.signal]),
-      });
+      res = await getUpstream(
+        `${this.upstream.url}/v1/relay`,
+        { authorization: `Bearer ${this.upstream.token}` },
+        AbortSignal.any([AbortSignal.timeout(kDiscoveryMs), this.stopping.signal]),
+      );
     } catch (err) {
       throw new Error(`the upstream ${this.upstream.url} does not answer (${describe(err)})`);
     }
-    const body = await res.text().catch(() => '');
-    if (res.status === 401) throw new Refused(refusedText(this.upstream.url, body));
+    if (res.status === 401) throw new Refused(refusedText(this.upstream.url, res.body));
     if (res.status !== 200) throw new Error(`the upstream ${this.upstream.url} answered GET /v1/relay with ${res.status}`);
-    const discovery = parseDiscovery(body);
+    const discovery = parseDiscovery(res.body);
     if (discovery === null)
       throw new Error(
         `the upstream ${this.upstream.url} answered GET /v1/relay with no sync port (is it a Flagwire node with its sync service on?)`,
