@@ -1,6 +1,6 @@
 // A bundle as a script that V8 can cache (src/cli/bundle-script.ts says why): esbuild's module of a
 // bundle, one file, becomes `NAME.script.js`, and `NAME.js` the module that runs it. Used by
-// scripts/build-cli.mjs (serve's bundle and the threads') and scripts/bundle-typebox.mjs.
+// scripts/build-cli.mjs (the command line's bundle, serve's and the threads') and scripts/bundle-typebox.mjs.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

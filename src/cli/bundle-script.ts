@@ -1,19 +1,20 @@
-// A bundle run as a classic script with V8's code cache (issue 57, item 2). Node 20 caches no compiled
-// ES module (`module.enableCompileCache` came with Node 22), and compiling was about a third of a node's
-// start: serve's 1.6 MB bundle in the main thread, and each thread's own. So the build
-// (scripts/build-cli.mjs) writes each of those bundles as a script, `NAME.script.js`: one async function
-// of the bundle's code that takes what the bundle imported (`imports`, in the order its import statements
-// had), its `import.meta` and an `import()` of the bundle's place, and returns its exports. `NAME.js`
-// beside it is a small module that imports what the script needs and runs it here, so that whoever
-// imported or started the bundle before gets the same exports from the same path.
+// A bundle run as a classic script with V8's code cache (issue 57, items 1 and 2). Node 20 caches no
+// compiled ES module (`module.enableCompileCache` came with Node 22), and compiling was about a third of
+// a node's start and of a command's. So the build (scripts/script-bundle.mjs) writes the command line's
+// bundle, serve's, each thread's and TypeBox's as a script, `NAME.script.js`: one async function of the
+// bundle's code that takes what the bundle imported (`imports`, in the order its import statements had),
+// its `import.meta` and an `import()` of the bundle's place, and returns its exports. `NAME.js` beside it
+// is a small module that imports what the script needs and runs it here, so that whoever imported or
+// started the bundle before gets the same exports from the same path.
 //
 // The first run of a script compiles it as any module's code is compiled. Once the script has run for
 // kCacheDelayMs (what a node's start and its first requests compiled by then), or as its thread exits
-// first (a command), V8's code for the script is written beside it (`NAME.script.js.v8-cache`); each later run of the same script reads it instead
-// of compiling. V8 refuses a cache of another V8 or other flags (then the script is compiled and the
-// cache written again); the file's size and modification time head the cache, so a script changed in
-// place is never run with code of another. A cache that cannot be written (a read-only install) is
-// left: the script runs as it would without one.
+// first (a command), V8's code for the script is written beside it (`NAME.script.js.v8-cache`); each
+// later run of the same script reads it instead of compiling. V8 refuses a cache of another V8 or other
+// flags (then the script is compiled and the cache written again), but checks only a script's length:
+// the file's inode, size and modification time head the cache, so a script changed in place is never
+// run with another's code (test/cli/bundle-script.test.ts). A cache that cannot be written (a read-only
+// install) is left: the script runs as it would without one.
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
