@@ -42,16 +42,20 @@ function cpuOf(path: string, children = false): number {
   return (Number(fields[at]) + Number(fields[at + 1])) * kTick;
 }
 
-/** The port a starting node prints, from its stdout. */
+/** The port a starting node prints, from its stdout; what it said on stderr if it exits first. */
 function listeningPort(child: ChildProcess): Promise<number> {
   return new Promise((resolve, reject) => {
     let out = '';
+    let err = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const port = /127\.0\.0\.1:(\d+)/.exec(out)?.[1];
       if (port !== undefined) resolve(Number(port));
     });
-    child.once('exit', (code) => reject(new Error(`the node exited (${code}) before listening: ${out}`)));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.once('close', (code) => reject(new Error(`the node exited (${code}) before listening: ${out}${err}`)));
   });
 }
 
@@ -67,7 +71,7 @@ async function timedStart(
 ): Promise<{ wall: number; cpu: number; main: number; children: number }> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--data', dataDir], {
-    stdio: ['ignore', 'pipe', 'ignore'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_LOG_LEVEL: 'warn', ...upstream },
   });
   try {
@@ -89,9 +93,13 @@ async function timedStart(
     };
   } finally {
     await new Promise((resolve) => setTimeout(resolve, holdMs));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill(kStopSignal);
-    await exited;
+    // A node that did not start has exited already: waiting for its exit would wait for ever (the
+    // bench then ended with status 13 and no word of why).
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill(kStopSignal);
+      await exited;
+    }
   }
 }
 
