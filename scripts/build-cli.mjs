@@ -6,7 +6,7 @@
 //   dist/src/cli/bundle/main.js: main.js with every source module it imports in one script V8 caches
 //     (scripts/script-bundle.mjs), what it imports only on use (serve's server, a PostgreSQL client) run
 //     at its first import; the packages and built-in modules those import are required or imported there
-//     (requiredOnUse), so a command other than serve never loads uWebSockets.js, piscina, pino or pg;
+//     (kRequiredOnUse), so a command other than serve never loads uWebSockets.js, piscina, pino or pg;
 //     the npm packages stay apart, as Node loads them. A module's import.meta.url is rewritten to the URL
 //     of its own file, so what it finds next to itself (worker files, package.json) is found as before;
 //   dist/src/cli/bundle/serve/main.js: the same, in one file, for serve (a long-running command), which
@@ -36,12 +36,6 @@ writeFileSync(new URL('commands.json', kCliDir), `${JSON.stringify(shapes)}\n`);
 
 const kSrcDir = fileURLToPath(new URL('..', kCliDir));
 /**
- * The threads' entries bundled (each by its path under dist/src, with its bundle's): a source module that
- * starts one (`new Worker(new URL('../writer-thread/actor.js', import.meta.url))`) starts its bundle
- * instead, when it runs from a bundle itself. A process that runs the modules unbundled (a test's
- * in-process server, a test's capability) starts them unbundled as before.
- */
-/**
  * The evaluators route sets name (`workerModule: new URL('./ofrep-evaluator.js', import.meta.url).href`,
  * src/eval-engine/routes.ts), by path under dist/src: read from the modules that declare them, so a new
  * route set's evaluator is bundled as it is declared.
@@ -56,6 +50,12 @@ function declaredEvaluators(dir = kSrcDir) {
     );
   });
 }
+/**
+ * The threads' entries bundled (each by its path under dist/src, with its bundle's): a source module that
+ * starts one (`new Worker(new URL('../writer-thread/actor.js', import.meta.url))`) starts its bundle
+ * instead, when it runs from a bundle itself. A process that runs the modules unbundled (a test's
+ * in-process server, a test's capability) starts them unbundled as before.
+ */
 const kThreadBundles = [
   { dir: 'writer', entries: ['writer-thread/actor.js'] },
   // An evaluation worker imports its route sets' evaluators by URL (src/eval-engine/worker.ts): they are
@@ -72,8 +72,8 @@ const kThreadBundles = [
 const kBundledEntries = new Map(kThreadBundles.flatMap(({ dir, entries }) => entries.map((entry) => [entry, `${dir}/${basename(entry)}`])));
 
 /**
- * Each source module's import.meta.url, as the URL of its own file relative to the bundle's (every piece
- * of one bundle is in one folder), and a URL it makes of a thread's entry, as that entry's bundle.
+ * Each source module's import.meta.url, as the URL of its own file relative to the bundle's (a bundle is
+ * one folder), and a URL it makes of a thread's entry, as that entry's bundle.
  */
 function ownUrls(path, text, outdir) {
   if (!text.includes('import.meta.url')) return text;
@@ -139,7 +139,6 @@ const entryShared = (outdir, shared) => ({
   },
 });
 
-/** The rewrites above, for a bundle made in `outdir`. */
 /**
  * lmdb and msgpackr, which every thread of a node and every command loads, from their CommonJS builds
  * (one file each) instead of their ES modules (lmdb's entry and the modules it imports): about 12 ms less
@@ -155,6 +154,8 @@ const kRequire = createRequire(new URL('../package.json', import.meta.url));
  * files beside its own (a transport's worker).
  */
 const kOneFile = new Map([['pino', join(kBundleDir, 'pino.cjs')]]);
+/** The keys of a package's exports that a module of ours can export by name (the default apart). */
+const namedExports = (keys) => keys.filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
 function requiredModule(name, outdir) {
   // A package whose exports are a class (piscina) names the rest as its static members, enumerable or not.
   const value = kRequire(name);
@@ -162,7 +163,7 @@ function requiredModule(name, outdir) {
     typeof value === 'function'
       ? Object.getOwnPropertyNames(value).filter((key) => !['length', 'name', 'prototype', 'arguments', 'caller'].includes(key))
       : Object.keys(value);
-  const names = own.filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+  const names = namedExports(own);
   const file = kOneFile.get(name);
   const spec = file === undefined ? name : `./${relative(outdir, file)}`;
   return [
@@ -173,6 +174,7 @@ function requiredModule(name, outdir) {
   ].join('\n');
 }
 
+/** The rewrites above, for a bundle made in `outdir`. */
 const sourceRewrites = (outdir) => ({
   name: 'source-rewrites',
   setup(b) {
@@ -194,7 +196,7 @@ const sourceRewrites = (outdir) => ({
  * command that never runs it never loads them, as when those modules were pieces of their own. A package
  * that cannot be required (an ES module only) is imported as before.
  */
-const requiredOnUse = (outdir) => ({
+const kRequiredOnUse = {
   name: 'required-on-use',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
@@ -204,12 +206,12 @@ const requiredOnUse = (outdir) => ({
       } catch {
         return { path: args.path, namespace: 'flagwire-imported' };
       }
+      // Made by sourceRewrites (requiredModule), which every bundle has.
       return { path: args.path, namespace: 'flagwire-required' };
     });
-    b.onLoad({ filter: /.*/, namespace: 'flagwire-required' }, (args) => ({ contents: requiredModule(args.path, outdir), loader: 'js' }));
     // An ES module only (uWebSockets.js): imported where the importing module runs, awaited there.
     b.onLoad({ filter: /.*/, namespace: 'flagwire-imported' }, async (args) => {
-      const names = Object.keys(await import(args.path)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+      const names = namedExports(Object.keys(await import(args.path)));
       return {
         contents: [
           `const imported = await import(${JSON.stringify(args.path)});`,
@@ -221,9 +223,9 @@ const requiredOnUse = (outdir) => ({
       };
     });
   },
-});
+};
 
-// The pieces' names carry a hash: the last build's are removed first.
+// The last build's files are removed first: a file no bundle is made into any more must not stay to be loaded.
 rmSync(kBundleDir, { recursive: true, force: true });
 for (const [name, outfile] of kOneFile) {
   await build({
@@ -238,7 +240,6 @@ for (const [name, outfile] of kOneFile) {
 }
 const kOptions = {
   bundle: true,
-  splitting: true,
   packages: 'external',
   format: 'esm',
   platform: 'node',
@@ -249,7 +250,7 @@ const kOptions = {
 await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kBundleDir, [
   entryShared(kBundleDir, kEntryModules),
   sourceRewrites(kBundleDir),
-  requiredOnUse(kBundleDir),
+  kRequiredOnUse,
 ]);
 /**
  * The entries a thread's entry imports by URL (an evaluation worker's evaluators): in its script too, the
@@ -258,6 +259,7 @@ await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kBundleDir, [
  * worker and its evaluators share one copy of each module (the engine) as the pieces did. They are
  * listed before the entry runs, since the entry imports them as it starts.
  */
+const kByUrlEntry = 'flagwire-by-url:entry';
 const importedByUrl = (entry, modules) => ({
   name: 'imported-by-url',
   setup(b) {
@@ -288,11 +290,9 @@ const importedByUrl = (entry, modules) => ({
 
 /** Bundles `entry` into `outdir` as `name.script.js` and its module `name.js` (scripts/script-bundle.mjs). */
 async function scriptBundle(entry, name, outdir, plugins) {
-  const byUrl = plugins.some((plugin) => plugin.name === 'imported-by-url');
   const { outputFiles } = await build({
     ...kOptions,
-    entryPoints: { [name]: byUrl ? 'flagwire-by-url:entry' : entry },
-    splitting: false,
+    entryPoints: { [name]: entry },
     outdir,
     write: false,
     plugins,
@@ -312,10 +312,8 @@ await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kServeDir, [
 for (const { dir, entries } of kThreadBundles) {
   const outdir = join(kBundleDir, dir);
   const [entry, ...byUrl] = entries.map((path) => join(kSrcDir, path));
-  await scriptBundle(entry, basename(entry, '.js'), outdir, [
-    sourceRewrites(outdir),
-    ...(byUrl.length > 0 ? [importedByUrl(entry, byUrl)] : []),
-  ]);
+  if (byUrl.length === 0) await scriptBundle(entry, basename(entry, '.js'), outdir, [sourceRewrites(outdir)]);
+  else await scriptBundle(kByUrlEntry, basename(entry, '.js'), outdir, [sourceRewrites(outdir), importedByUrl(entry, byUrl)]);
 }
 // The modules the entry runs outside the bundles (cli.js and what it loads at once; for serve, its
 // settings check too: kEntryModules, kServeEntryModules above, and what runs the scripts, which their
