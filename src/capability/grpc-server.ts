@@ -17,7 +17,7 @@
 //   - a peer that stops answering HTTP/2 pings: its connection is dropped (its calls end).
 import http2 from 'node:http2';
 import zlib from 'node:zlib';
-import { ConfigError } from '../config.js';
+import { ConfigError, type PortSetting } from '../config.js';
 
 /** gRPC's status codes that Flagwire answers (grpc/doc/statuscodes.md). */
 export const GrpcStatus = {
@@ -84,8 +84,8 @@ export interface GrpcServerOptions {
   /** The refusal's text when `maxCalls` are open. */
   busyMessage: string;
   maxHeldBytes: number;
-  /** The setting a port that cannot be bound is named by. */
-  portSetting: string;
+  /** How a port that cannot be bound is named, and what to do about it. */
+  port: PortSetting;
   onError(err: unknown): void;
 }
 
@@ -136,7 +136,7 @@ export class GrpcServer {
           err.code === 'EADDRINUSE'
             ? 'is already in use (another Flagwire or another program listens there)'
             : `cannot be bound (${err.code ?? err.message})`;
-        reject(new ConfigError(this.options.portSetting, `${address} ${reason}; choose another port, or 0 to serve no sync service`));
+        reject(new ConfigError(this.options.port.setting, `${address} ${reason}; ${this.options.port.whenTaken}`));
       };
       this.server.once('error', failed);
       this.server.listen({ host, port, exclusive: true }, () => {

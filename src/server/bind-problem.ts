@@ -1,23 +1,16 @@
 // Whether an address can be listened on, and if not, the setting to change: node:net's bind, which says
 // why, where uWS only says that listening failed.
 import { createServer } from 'node:net';
-import { ConfigError } from '../config.js';
+import { ConfigError, type PortSetting } from '../config.js';
 
-/** A port a node listens on: the setting a refusal names, and what to do about a port taken. */
-export interface NodePort {
-  setting: string;
-  whenTaken: string;
-}
-export const kHttpPort: NodePort = { setting: 'FLAGWIRE_PORT (--port)', whenTaken: 'stop it or choose another port' };
-/** flagd's sync service (src/sync/background.ts): the words its own refusal at listening uses (src/capability/grpc-server.ts). */
-export const kSyncPort: NodePort = { setting: 'FLAGWIRE_SYNC_PORT', whenTaken: 'choose another port, or 0 to serve no sync service' };
+export const kHttpPort: PortSetting = { setting: 'FLAGWIRE_PORT (--port)', whenTaken: 'stop it or choose another port' };
 const kHostSetting = 'FLAGWIRE_HOST (--host)';
 
 /**
  * Why `host:port` cannot be bound exclusively, or null when it can (then it is free again on return):
  * the port (`named`) when it is taken or privileged, the host when it is not an address of this machine.
  */
-export function bindProblem(host: string, port: number, named: NodePort): Promise<ConfigError | null> {
+export function bindProblem(host: string, port: number, named: PortSetting): Promise<ConfigError | null> {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {

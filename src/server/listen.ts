@@ -1,7 +1,8 @@
 // Binds the HTTP port exclusively, and turns a port that cannot be bound into a configuration error.
 import * as uWS from 'uWebSockets.js';
-import { type Config, ConfigError } from '../config.js';
-import { bindProblem, kHttpPort, kSyncPort, type NodePort } from './bind-problem.js';
+import { type Config, ConfigError, type PortSetting } from '../config.js';
+import { kSyncPort } from '../sync/sync-port.js';
+import { bindProblem, kHttpPort } from './bind-problem.js';
 
 // uws-pack's typings declare the listen options only as an enum its runtime does not export, and omit the
 // (host, port, options, cb) overload the native listen accepts: both are typed here once.
@@ -61,7 +62,7 @@ export async function portsProblem(config: Pick<Config, 'host' | 'port' | 'syncP
  * node:net's first listen in a process costs 4-6 ms of CPU (it loads dns and cluster), uWS's about 1:
  * every good start pays this try.
  */
-async function listenProblem(host: string, port: number, named: NodePort): Promise<ConfigError | null> {
+async function listenProblem(host: string, port: number, named: PortSetting): Promise<ConfigError | null> {
   const app = uWS.App();
   const socket = await listenOn(app, host, port);
   if (socket) uWS.us_listen_socket_close(socket);
@@ -73,7 +74,7 @@ async function listenProblem(host: string, port: number, named: NodePort): Promi
  * uWS only says that listening failed. The same bind through node:net gives the reason, so the error
  * names the setting to change.
  */
-async function listenFailure(host: string, port: number, named: NodePort): Promise<ConfigError> {
+async function listenFailure(host: string, port: number, named: PortSetting): Promise<ConfigError> {
   // Free again by now (the other listener went away in between): still name the port.
   return (
     (await bindProblem(host, port, named)) ??

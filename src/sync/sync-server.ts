@@ -37,6 +37,7 @@ import { FlagSetAccess, type FlagSetRequest, type Granted, type SecretSource } f
 import { decodeSyncRequest, encodeMetadata, type SyncRequest } from './codec.js';
 import { FlagSets, type ServedFlagSet } from './flag-sets.js';
 import { parseSelector, type Selector } from './selector.js';
+import { kSyncPort } from './sync-port.js';
 
 export interface SyncServerOptions {
   host: string;
@@ -94,7 +95,7 @@ export class SyncServer {
       maxCalls: options.maxCalls,
       busyMessage: `This node has ${options.maxCalls} sync calls open, as many as it allows (FLAGWIRE_SYNC_MAX_STREAMS); connect to another node or retry later.`,
       maxHeldBytes: options.maxUnreadBytes,
-      portSetting: 'FLAGWIRE_SYNC_PORT',
+      port: kSyncPort,
       onError: (err) => log.error({ err }, 'sync service: unexpected error'),
     });
     this.sets = new FlagSets(store);

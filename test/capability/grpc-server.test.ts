@@ -12,7 +12,13 @@ const kPath = '/test.Service/Stream';
 const shared = frameMessage(Buffer.alloc(1024 * 1024, 1));
 
 function serve(maxCalls: number, maxHeldBytes: number, handler: (call: GrpcCall) => void): Promise<{ server: GrpcServer; port: number }> {
-  const server = new GrpcServer({ maxCalls, busyMessage: 'busy', maxHeldBytes, portSetting: 'PORT', onError: (err) => t.error(err) });
+  const server = new GrpcServer({
+    maxCalls,
+    busyMessage: 'busy',
+    maxHeldBytes,
+    port: { setting: 'PORT', whenTaken: 'choose another' },
+    onError: (err) => t.error(err),
+  });
   server.handle(kPath, handler);
   return server.listen('127.0.0.1', 0).then((port) => ({ server, port }));
 }
