@@ -10,6 +10,7 @@ import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
+import { kFlagdDeadlineMs } from '../helpers/flagd-provider.js';
 
 const dataDir = tempDataDir();
 const world = buildWorld(dataDir);
@@ -46,6 +47,7 @@ await api(
 
 const provider = new FlagdProvider({
   resolverType: 'in-process',
+  deadlineMs: kFlagdDeadlineMs,
   host: '127.0.0.1',
   port: server.syncPort,
   selector: `flagSetId=${ids.single},token=${secrets.read}`,

@@ -12,6 +12,7 @@ import t from 'tap';
 import { FlagwireEvents } from '../../src/provider/events.js';
 import { must, startExperimentServer } from '../helpers/experiment-server.js';
 import { call } from '../helpers/http.js';
+import { kFlagdDeadlineMs } from '../helpers/flagd-provider.js';
 
 const { server, base, world, clientKey } = await startExperimentServer(t, {}, 'free');
 const { ids, secrets } = world;
@@ -84,6 +85,7 @@ t.test('the stock flagd provider with the events hook: each allocated subject ex
   });
   const provider = new FlagdProvider({
     resolverType: 'in-process',
+    deadlineMs: kFlagdDeadlineMs,
     host: '127.0.0.1',
     port: server.syncPort,
     selector: `flagSetId=${ids.single},token=${secrets.read}`,

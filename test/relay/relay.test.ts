@@ -16,6 +16,7 @@ import { startTestServer, tempDataDir, type TestServer } from '../helpers/server
 import { freePort } from '../helpers/free-port.js';
 import { buildWorld } from '../helpers/world.js';
 import { createRelayKey, readStreamUntil, relayReady, revokeRelayKey, servedRevision, startRelay, waitCaughtUp } from './support.js';
+import { kFlagdDeadlineMs } from '../helpers/flagd-provider.js';
 
 const upDir = tempDataDir();
 const world = buildWorld(upDir);
@@ -85,6 +86,7 @@ t.test('the relay answers as its upstream, at the same revision', async (t) => {
 t.test("a change on the upstream reaches the relay's change stream and a flagd provider dialled to the relay", async (t) => {
   const provider = new FlagdProvider({
     resolverType: 'in-process',
+    deadlineMs: kFlagdDeadlineMs,
     host: '127.0.0.1',
     port: relaySync,
     selector: `flagSetId=${ids.single},token=${secrets.read}`,

@@ -11,6 +11,7 @@ import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
+import { kFlagdDeadlineMs } from '../helpers/flagd-provider.js';
 
 const dataDir = tempDataDir();
 const world = buildWorld(dataDir);
@@ -49,6 +50,7 @@ await create({
 
 const provider = new FlagdProvider({
   resolverType: 'in-process',
+  deadlineMs: kFlagdDeadlineMs,
   host: '127.0.0.1',
   port: syncPort,
   selector: `flagSetId=${ids.single},token=${secrets.read}`,
@@ -108,6 +110,7 @@ t.test('a change made through the Management API reaches the provider', async (t
 t.test('a wrong token: UNAUTHENTICATED, fatal for a provider told so', async (t) => {
   const wrong = new FlagdProvider({
     resolverType: 'in-process',
+    deadlineMs: kFlagdDeadlineMs,
     host: '127.0.0.1',
     port: syncPort,
     selector: `flagSetId=${ids.single},token=fw_${'x'.repeat(40)}`,

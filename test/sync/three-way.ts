@@ -21,6 +21,7 @@ import { call } from '../helpers/http.js';
 import { unmarked } from './flag-set-differential.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer } from '../helpers/server.js';
+import { kFlagdDeadlineMs } from '../helpers/flagd-provider.js';
 
 type ValueType = 'boolean' | 'string' | 'number' | 'object';
 
@@ -150,6 +151,7 @@ export async function threeWay(options: ThreeWayOptions, log: (line: string) => 
     const served = new Set(Object.keys(JSON.parse(flagSet.text).flags as object));
     const flagd = new FlagdProvider({
       resolverType: 'in-process',
+      deadlineMs: kFlagdDeadlineMs,
       host: '127.0.0.1',
       port: server.syncPort,
       selector: `flagSetId=${projectId},token=${secret}`,
