@@ -140,22 +140,104 @@ const entryShared = (outdir, shared) => ({
 });
 
 /**
- * lmdb and msgpackr, which every thread of a node and every command loads, from their CommonJS builds
- * (one file each) instead of their ES modules (lmdb's entry and the modules it imports): about 12 ms less
- * of CPU per load. Both are required, so a thread never holds a copy of each.
+ * The packages a bundle takes apart from its own modules, as CommonJS: lmdb and msgpackr from the store
+ * packages' script (kStorePackages, below), pino and piscina from a file each (kOneFile). Their CommonJS builds, one
+ * file each, not their ES modules (lmdb's entry and the modules it imports): about 12 ms less of CPU per
+ * load. A thread never holds two copies of one.
  */
-const kRequired = ['lmdb', 'msgpackr', 'pino'];
+const kRequired = ['lmdb', 'msgpackr', 'pino', 'piscina'];
 const kRequire = createRequire(new URL('../package.json', import.meta.url));
 /**
- * pino, which serve's main thread loads, required from one CommonJS file of its modules and its
- * packages' (bundle/pino.cjs, made below): Node resolved, read and compiled its 27 files one by one,
- * 19-24 ms of CPU against 8-9 for the one file (`require` alone, 6 runs each). Flagwire logs to a
- * destination (src/server/logger.ts), never through a transport, the one part of pino that looks for
- * files beside its own (a transport's worker).
+ * pino and piscina, which serve's main thread and each front-end thread load, required from one CommonJS
+ * file each of their modules and their packages' (bundle/pino.cjs, piscina.cjs, made below): Node resolved,
+ * read and compiled pino's 27 files one by one, 19-24 ms of CPU against 8-9 for the one file (`require`
+ * alone, 6 runs each), and piscina's 15 in 25-31 ms (load 14). Flagwire logs to a destination
+ * (src/server/logger.ts), never through a transport, the one part of pino that looks for files beside
+ * its own (a transport's worker); piscina's worker file is found from piscina's own place (kPackagePaths).
  */
-const kOneFile = new Map([['pino', join(kBundleDir, 'pino.cjs')]]);
+const kOneFile = new Map([
+  ['pino', join(kBundleDir, 'pino.cjs')],
+  ['piscina', join(kBundleDir, 'piscina.cjs')],
+]);
 /** The keys of a package's exports that a module of ours can export by name (the default apart). */
 const namedExports = (keys) => keys.filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+/**
+ * lmdb and msgpackr, with the packages they require (the native addons' loader, detect-libc, weak-lru-cache,
+ * ordered-binary), as one script V8 caches (bundle/store-packages.script.js, scripts/script-bundle.mjs):
+ * every thread of a node (main, writer, evaluation workers, events) and every store command loads them,
+ * and each compiled their 13 CommonJS files afresh: in a worker thread, `require('lmdb')` and an open
+ * cost 38-42 CPU ms, the one file 28-30 and the cached script 17-18 (9 threads each, load 7). A thread
+ * takes both from the one script, so lmdb's encoder and ours are one msgpackr.
+ */
+const kStorePackages = ['lmdb', 'msgpackr'];
+const kStorePackagesName = 'store-packages';
+/**
+ * What the packages find beside their own files, in a file made of them: lmdb's and msgpackr's own paths
+ * (lmdb's native addon, compression dictionary and `require` are found from its), msgpackr-extract's
+ * folder (its addon) and piscina's (its worker's file), each resolved where the file runs, as Node
+ * resolved them for the packages' own files.
+ */
+const kPackagePaths = [
+  { file: /\/lmdb\/dist\/index\.cjs$/, name: '__filename', path: 'require.resolve("lmdb")' },
+  { file: /\/msgpackr\/dist\/node\.cjs$/, name: '__filename', path: 'require.resolve("msgpackr")' },
+  {
+    file: /\/msgpackr-extract\/index\.js$/,
+    name: '__dirname',
+    path: 'require("node:path").dirname(require("node:module").createRequire(require.resolve("msgpackr")).resolve("msgpackr-extract"))',
+  },
+  // A CommonJS file of its own (kOneFile): a require made for it, since esbuild reads `require.resolve`'s
+  // name there as a module to bundle.
+  {
+    file: /\/piscina\/dist\/index\.js$/,
+    name: '__dirname',
+    path: 'require("node:path").dirname(require("node:module").createRequire(__filename).resolve("piscina"))',
+  },
+];
+const packagePaths = {
+  name: 'package-paths',
+  setup(b) {
+    for (const { file, name, path } of kPackagePaths) {
+      b.onLoad({ filter: file }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes(name)) throw new Error(`${args.path} no longer names ${name}: see kPackagePaths`);
+        return { contents: text.replaceAll(name, `(${path})`), loader: 'js' };
+      });
+    }
+  },
+};
+async function buildStorePackages() {
+  const { outputFiles } = await build({
+    stdin: {
+      // Their CommonJS files, as `require` finds them (an import of the name would take their ES modules).
+      contents: [
+        ...kStorePackages.map((name) => `import * as ${name} from ${JSON.stringify(kRequire.resolve(name))};`),
+        `export { ${kStorePackages.join(', ')} };`,
+      ].join('\n'),
+      resolveDir: kSrcDir,
+      sourcefile: `${kStorePackagesName}.js`,
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outfile: join(kBundleDir, `${kStorePackagesName}.js`),
+    write: false,
+    sourcemap: true,
+    logLevel: 'warning',
+    // The packages' CommonJS require() built-in modules and their native addons, which an ES module has
+    // only if it makes a require.
+    banner: {
+      js: "import { createRequire as flagwireCreateRequire } from 'node:module'; const require = flagwireCreateRequire(import.meta.url);",
+    },
+    plugins: [packagePaths],
+  });
+  const js = outputFiles.find((file) => file.path.endsWith('.js')).text;
+  // A file of theirs that names its own place, not rewritten above, would name the bundle's instead.
+  const unknown = /\b__(filename|dirname)\b/.exec(js);
+  if (unknown !== null) throw new Error(`the store packages' bundle names ${unknown[0]}: add its file to kPackagePaths`);
+  writeScriptBundle(outputFiles, kStorePackagesName, kBundleDir);
+}
+
 function requiredModule(name, outdir) {
   // A package whose exports are a class (piscina) names the rest as its static members, enumerable or not.
   const value = kRequire(name);
@@ -166,12 +248,13 @@ function requiredModule(name, outdir) {
   const names = namedExports(own);
   const file = kOneFile.get(name);
   const spec = file === undefined ? name : `./${relative(outdir, file)}`;
-  return [
-    "import { createRequire } from 'node:module';",
-    `const required = createRequire(import.meta.url)(${JSON.stringify(spec)});`,
-    ...names.map((key) => `export const ${key} = required.${key};`),
-    'export default required;',
-  ].join('\n');
+  const load = kStorePackages.includes(name)
+    ? // Awaited where the importing module runs, as a require would be: a command loads them on use.
+      [
+        `const required = (await import(${JSON.stringify(`./${relative(outdir, join(kBundleDir, `${kStorePackagesName}.js`))}`)}))[${JSON.stringify(name)}];`,
+      ]
+    : ["import { createRequire } from 'node:module';", `const required = createRequire(import.meta.url)(${JSON.stringify(spec)});`];
+  return [...load, ...names.map((key) => `export const ${key} = required.${key};`), 'export default required;'].join('\n');
 }
 
 /** The rewrites above, for a bundle made in `outdir`. */
@@ -180,6 +263,11 @@ const sourceRewrites = (outdir) => ({
   setup(b) {
     b.onResolve({ filter: new RegExp(`^(${kRequired.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'flagwire-required' }));
     b.onLoad({ filter: /.*/, namespace: 'flagwire-required' }, (args) => ({ contents: requiredModule(args.path, outdir), loader: 'js' }));
+    // The store packages' module (requiredModule), imported from its own file where the bundle runs.
+    b.onResolve({ filter: new RegExp(`/${kStorePackagesName}\\.js$`), namespace: 'flagwire-required' }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
     b.onLoad({ filter: /\/dist\/src\/.*\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
       const contents = ownUrls(args.path, text, outdir);
@@ -227,6 +315,7 @@ const kRequiredOnUse = {
 
 // The last build's files are removed first: a file no bundle is made into any more must not stay to be loaded.
 rmSync(kBundleDir, { recursive: true, force: true });
+await buildStorePackages();
 for (const [name, outfile] of kOneFile) {
   await build({
     entryPoints: [kRequire.resolve(name)],
@@ -236,6 +325,7 @@ for (const [name, outfile] of kOneFile) {
     target: 'node20',
     outfile,
     logLevel: 'warning',
+    plugins: [packagePaths],
   });
 }
 const kOptions = {

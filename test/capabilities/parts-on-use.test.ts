@@ -152,10 +152,29 @@ t.test(
     );
     t.ok(loaded.includes('cli/bundle/writer/actor.js') && loaded.includes('cli/bundle-script.js'), 'the writer ran its bundle as a script');
     t.strictSame(
-      [...new Set(loaded.filter((path) => path.startsWith('cli/bundle/') && !/^cli\/bundle\/(writer|eval|frontend)\//.test(path)))],
-      ['cli/bundle/serve/main.js', 'cli/bundle/pino.cjs'],
-      "the main thread ran from the one file of serve, routes and all, and it and the front-end threads from pino's one file",
+      [...new Set(loaded.filter((path) => path.startsWith('cli/bundle/') && !/^cli\/bundle\/(writer|eval|frontend)\//.test(path)))].sort(),
+      ['cli/bundle/pino.cjs', 'cli/bundle/piscina.cjs', 'cli/bundle/serve/main.js', 'cli/bundle/store-packages.js'],
+      "the main thread ran from the one file of serve, routes and all, every thread from the store packages' script, and the main and front-end threads from pino's and piscina's one file each",
     );
     t.notOk(stderr.includes('node_modules/pino/'), "no thread loaded pino's own files");
+    // piscina's worker file is its own, found from piscina's place (scripts/build-cli.mjs, kPackagePaths).
+    t.notOk(/node_modules\/piscina\/dist\/(main|index)\.js/.test(stderr), "no thread loaded piscina's own pool");
+    t.ok(stderr.includes('node_modules/piscina/dist/worker.js'), "each evaluation worker ran piscina's own worker file");
+    // lmdb and msgpackr, with what they require, are one script V8 caches (scripts/build-cli.mjs,
+    // kStorePackages); only their native addons and the package files those are found by load apart.
+    t.ok(
+      loaded.filter((path) => path === 'cli/bundle/store-packages.js').length >= 3,
+      "the main, writer and evaluation threads ran the store packages' script",
+    );
+    for (const name of [
+      'lmdb',
+      'msgpackr',
+      'msgpackr-extract',
+      'weak-lru-cache',
+      'ordered-binary',
+      'detect-libc',
+      'node-gyp-build-optional-packages',
+    ])
+      t.notOk(new RegExp(`node_modules/${name}/.*\\.c?js\\n`).test(stderr), `no thread loaded ${name}'s own files`);
   },
 );
