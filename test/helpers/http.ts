@@ -208,10 +208,10 @@ export function replyOf(status: number, headers: Headers, text: string): Reply {
 
 /** Samples of GET /metrics, `name{labels}` -> value. */
 export async function scrapeMetrics(baseUrl: string): Promise<Map<string, number>> {
-  const r = await fetch(`${baseUrl}/metrics`);
+  const r = await call(baseUrl, 'GET', '/metrics');
   if (r.status !== 200) throw new Error(`metrics ${r.status}`);
   const samples = new Map<string, number>();
-  for (const line of (await r.text()).split('\n')) {
+  for (const line of r.text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
     const at = line.lastIndexOf(' ');
     samples.set(line.slice(0, at), Number(line.slice(at + 1)));
