@@ -9,13 +9,36 @@
 // node_modules/tap: no test file names the bundle, and a file run alone (`node dist/test/x.test.js`)
 // loads the same tap as the runner's. The types stay the package's (tsc resolves from test/, not dist/).
 // The bundle is made from the installed tap, so it is the lockfile's version.
+//
+// The bundle is a script V8 caches (scripts/script-bundle.mjs: index.script.js, run by the module
+// index.js), as the service's bundles are: Node 20 compiles an ES module afresh in every process, and
+// every test file is a process. Its frames are then index.script.js's, in the same folder, so tap's
+// filter still leaves them out of a failure's location. tcompare's formatter of React elements (react,
+// react-is, react-element-to-jsx-string: CommonJS packages tap requires as it loads) is required when a
+// React element is first formatted, which no test of this suite does, instead of by every test process.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { writeScriptBundle } from './script-bundle.mjs';
 
 const kOut = new URL('../dist/node_modules/tap/', import.meta.url);
 mkdirSync(kOut, { recursive: true });
 writeFileSync(new URL('package.json', kOut), `${JSON.stringify({ name: 'tap', type: 'module', exports: './index.js' })}\n`);
-await build({
+/** tcompare's module that requires react-element-to-jsx-string as it loads, made to require it on first use. */
+const lazyReactFormatter = {
+  name: 'lazy-react-formatter',
+  setup(b) {
+    b.onLoad({ filter: /[/\\]tcompare[/\\]dist[/\\]esm[/\\]react-element-to-jsx-string\.js$/ }, () => ({
+      contents: [
+        "import { createRequire } from 'node:module';",
+        'const require = createRequire(import.meta.url);',
+        "export default (...args) => require('react-element-to-jsx-string').default(...args);",
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+const { outputFiles } = await build({
   stdin: {
     // tap leaves its own frames out of a failure's stack and location by their folder (node_modules/@tapjs
     // and a few more): the bundle's folder is one more, or a subtest's failure would point into it.
@@ -27,7 +50,11 @@ await build({
     ].join('\n'),
     resolveDir: new URL('..', import.meta.url).pathname,
   },
-  outfile: new URL('index.js', kOut).pathname,
+  entryNames: 'index',
+  outdir: fileURLToPath(kOut),
+  write: false,
+  sourcemap: true,
+  plugins: [lazyReactFormatter],
   bundle: true,
   format: 'esm',
   platform: 'node',
@@ -38,3 +65,4 @@ await build({
   },
   logLevel: 'warning',
 });
+writeScriptBundle(outputFiles, 'index', fileURLToPath(kOut));

@@ -1,6 +1,7 @@
 // A bundle as a script that V8 can cache (src/cli/bundle-script.ts says why): esbuild's module of a
 // bundle, one file, becomes `NAME.script.js`, and `NAME.js` the module that runs it. Used by
-// scripts/build-cli.mjs (the command line's bundle, serve's and the threads') and scripts/bundle-typebox.mjs.
+// scripts/build-cli.mjs (the command line's bundle, serve's and the threads'), scripts/bundle-typebox.mjs
+// and scripts/bundle-tap.mjs (the test framework every test process loads).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,11 +1,11 @@
 // A bundle run as a classic script with V8's code cache (issue 57, items 1 and 2). Node 20 caches no
 // compiled ES module (`module.enableCompileCache` came with Node 22), and compiling was about a third of
 // a node's start and of a command's. So the build (scripts/script-bundle.mjs) writes the command line's
-// bundle, serve's, each thread's and TypeBox's as a script, `NAME.script.js`: one async function of the
-// bundle's code that takes what the bundle imported (`imports`, in the order its import statements had),
-// its `import.meta` and an `import()` of the bundle's place, and returns its exports. `NAME.js` beside it
-// is a small module that imports what the script needs and runs it here, so that whoever imported or
-// started the bundle before gets the same exports from the same path.
+// bundle, serve's, each thread's, TypeBox's and the tests' tap as a script, `NAME.script.js`: one async
+// function of the bundle's code that takes what the bundle imported (`imports`, in the order its import
+// statements had), its `import.meta` and an `import()` of the bundle's place, and returns its exports.
+// `NAME.js` beside it is a small module that imports what the script needs and runs it here, so that
+// whoever imported or started the bundle before gets the same exports from the same path.
 //
 // The first run of a script compiles it as any module's code is compiled. Once the script has run for
 // kCacheDelayMs (what a node's start and its first requests compiled by then), or as its thread exits

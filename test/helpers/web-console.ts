@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { cli } from './cli.js';
+import { call } from './http.js';
 import { startTestServer, type TestServer } from './server.js';
 
 const kEnsureChromium = fileURLToPath(new URL('../../../scripts/ensure-chromium.sh', import.meta.url));
@@ -110,12 +111,11 @@ export interface WebSession {
 
 /** POST /console/api/sign-in from this origin; throws with the answer when it is not 200. */
 export async function signIn(baseUrl: string, email: string, password: string, headers: Record<string, string> = {}): Promise<WebSession> {
-  const res = await fetch(`${baseUrl}/console/api/sign-in`, {
-    method: 'POST',
+  const res = await call(baseUrl, 'POST', '/console/api/sign-in', {
     headers: { origin: baseUrl, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ email, password }),
+    body: { email, password },
   });
-  const body = (await res.json()) as { csrfToken: string };
+  const body = JSON.parse(res.text) as { csrfToken: string };
   if (res.status !== 200) throw new Error(`sign-in ${res.status}: ${JSON.stringify(body)}`);
   const setCookie = res.headers.get('set-cookie') ?? '';
   return { cookie: setCookie.split(';')[0]!, csrf: body.csrfToken, setCookie };
@@ -135,13 +135,8 @@ export async function consoleCall(
   const origin = opts.origin === undefined ? baseUrl : opts.origin;
   if (origin !== null) headers.origin = origin;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${baseUrl}/console/api/${path}`, {
-    method,
-    headers,
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text === '' ? null : JSON.parse(text), headers: res.headers };
+  const res = await call(baseUrl, method, `/console/api/${path}`, opts.body === undefined ? { headers } : { headers, body: opts.body });
+  return { status: res.status, json: res.text === '' ? null : JSON.parse(res.text), headers: res.headers };
 }
 
 /** The demo owner's console password, from what `serve --demo` printed. */
