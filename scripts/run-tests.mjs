@@ -145,7 +145,7 @@ const kShared = [
     needle: /\b(launchChromium|demoConsole)\(/,
     service: sharedService('Chromium', async () => {
       const { ensureChromium, kChromiumLaunch, kSharedChromiumEnv } = await helper('web-console.js');
-      const { chromium } = await import('playwright-core');
+      const { chromium } = (await helper('playwright.js')).playwright();
       ensureChromium();
       const server = await chromium.launchServer(kChromiumLaunch);
       return { env: { [kSharedChromiumEnv]: server.wsEndpoint() }, end: () => server.close(), pid: () => server.process().pid ?? 0 };

@@ -17,7 +17,7 @@
 // install) is left: the script runs as it would without one.
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Script } from 'node:vm';
+import { Script, type ScriptOptions } from 'node:vm';
 
 /** What a bundle's script receives. */
 export interface BundleLinks {
@@ -64,13 +64,15 @@ export function writeCache(script: Script, cacheFile: string, key: Buffer): void
   }
 }
 
-/** Runs the bundle's script at `scriptUrl` with `links`, and returns its exports. */
-export function runBundleScript(scriptUrl: URL, links: BundleLinks): Promise<Record<string, unknown>> {
-  const file = fileURLToPath(scriptUrl);
-  const cacheFile = `${file}.v8-cache`;
+/**
+ * `source` (the text of `file`, or a wrapping of it) compiled with V8's code for it from `cacheFile` when
+ * that holds this file's; when not, the code is written there once the script has run kCacheDelayMs, or
+ * as the process exits first. Also the tests' load of playwright-core (test/helpers/playwright.ts).
+ */
+export function cachedScript(file: string, source: string, cacheFile: string, options: ScriptOptions = {}): Script {
   const key = identity(file);
   const cachedData = cachedCode(cacheFile, key);
-  const script = new Script(readFileSync(file, 'utf8'), { filename: file, cachedData });
+  const script = new Script(source, { ...options, filename: file, cachedData });
   if (cachedData === undefined || script.cachedDataRejected === true) {
     // A command ends well before kCacheDelayMs: its code is written as it exits.
     let written = false;
@@ -82,5 +84,12 @@ export function runBundleScript(scriptUrl: URL, links: BundleLinks): Promise<Rec
     setTimeout(write, kCacheDelayMs).unref();
     process.once('exit', write);
   }
+  return script;
+}
+
+/** Runs the bundle's script at `scriptUrl` with `links`, and returns its exports. */
+export function runBundleScript(scriptUrl: URL, links: BundleLinks): Promise<Record<string, unknown>> {
+  const file = fileURLToPath(scriptUrl);
+  const script = cachedScript(file, readFileSync(file, 'utf8'), `${file}.v8-cache`);
   return (script.runInThisContext() as (links: BundleLinks) => Promise<Record<string, unknown>>)(links);
 }

@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
 import {
+  type DemoConsole,
   demoConsole,
   demoPassword,
   kDemoOwner,
@@ -23,10 +24,16 @@ const kViewer = 'viewer@demo.flagwire.test';
 const kViewerPassword = 'viewer password 123';
 const kHourMs = 3_600_000;
 // The last three tests each make and read flags of their own, in projects of their own or by id: one demo
-// server and browser for them (a start is about 1 CPU s), started by the first of them. The first test
-// moves the server's clock and adds a user: it has its own.
-let sharedConsole: ReturnType<typeof demoConsole> | undefined;
-const shared = () => (sharedConsole ??= demoConsole(t));
+// server and browser for them (a start is about 1 CPU s), started by the first of them, and one page
+// signed in as the owner, each test going to its flag by address (a sign-in is a page load, about 0.6 CPU
+// s of Chromium, and each page load injects axe-core again, about 0.2). The first test moves the server's
+// clock and adds a user: it has its own.
+let sharedConsole: Promise<DemoConsole & { page: Page }> | undefined;
+const shared = () =>
+  (sharedConsole ??= (async () => {
+    const demo = await demoConsole(t);
+    return { ...demo, page: await demo.ownerPage() };
+  })());
 
 /**
  * Sets the start form's table (of the environment `where` names) to `steps`, written as --steps is
@@ -196,7 +203,7 @@ t.test('a rollout started, shown as a timeline, stepped, paused, resumed, skippe
 });
 
 t.test('a group flag: a rollout per environment', async (t) => {
-  const { base, secret, ownerPage } = await shared();
+  const { base, secret, page } = await shared();
   const platformWrite = secret('demo-platform-write');
   const off = { enabled: true, trafficPercentage: 0 };
   const created = await call(base, 'POST', '/api/v1/flags', {
@@ -204,7 +211,6 @@ t.test('a group flag: a rollout per environment', async (t) => {
     body: { name: 'ramp-group', environments: { staging: off, production: off } },
   });
   t.equal(created.status, 201, JSON.stringify(created.json));
-  const page = await ownerPage();
   await page.goto(`${base}/console#/flags/${created.json.id}`);
   await page.getByRole('heading', { name: 'In production' }).waitFor();
 
@@ -222,7 +228,7 @@ t.test('a group flag: a rollout per environment', async (t) => {
 });
 
 t.test("a guarded rollout's timeline shows its guard and the guard's last reading, and why a breach paused it", async (t) => {
-  const { base, secret, ownerPage } = await shared();
+  const { base, secret, page } = await shared();
   const shopWrite = secret('demo-write');
   const steps = [{ trafficPercentage: 10, holdMs: kHourMs }, { trafficPercentage: 100 }];
   // The server's own gauge of its evaluation workers (1 here): healthy below 100, a breach below 5.
@@ -237,7 +243,6 @@ t.test("a guarded rollout's timeline shows its guard and the guard's last readin
   };
   const healthy = await guarded('guarded-ok', { max: 100 });
   const breached = await guarded('guarded-breach', { min: 5 });
-  const page = await ownerPage();
 
   await page.goto(`${base}/console#/flags/${breached}`);
   await page.getByRole('heading', { name: 'guarded-breach', level: 1 }).waitFor();
@@ -269,7 +274,7 @@ t.test("a guarded rollout's timeline shows its guard and the guard's last readin
 t.test(
   "a rollout by variant weights with a guard, from the table and the guard's fields: the same rollout as the API's from the same JSON",
   async (t) => {
-    const { base, secret, ownerPage } = await shared();
+    const { base, secret, page } = await shared();
     const shopWrite = secret('demo-write');
     const typed = async (name: string) => {
       const made = await call(base, 'POST', '/api/v1/flags', {
@@ -281,7 +286,6 @@ t.test(
     };
     const fromPage = await typed('weights-page');
     const fromApi = await typed('weights-api');
-    const page = await ownerPage();
     await page.goto(`${base}/console#/flags/${fromPage}`);
     await page.getByRole('heading', { name: 'weights-page', level: 1 }).waitFor();
 
