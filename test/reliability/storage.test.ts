@@ -185,7 +185,9 @@ t.test('a corrupt, truncated or foreign data file is refused at start with a cle
     make(file);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const before = readFileSync(file);
-    const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_PORT: '0' };
+    // Both ports free ones: start-up tries them before it opens the store, and this file run by itself
+    // (not by the suite's runner, which turns the sync service off) must not meet another node on 8015.
+    const env: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_PORT: '0', FLAGWIRE_SYNC_PORT: '0' };
     const serve = spawnSync(...plainNode([kCli, 'serve', '--data', dir]), { env, encoding: 'utf8', timeout: 60_000 });
     t.equal(serve.signal, null, `${name}: serve ends by itself, not by a signal (no crash)`);
     t.equal(serve.status, 1, `${name}: serve exits 1`);
