@@ -130,10 +130,18 @@ export async function call(baseUrl: string, method: string, path: string, opts: 
 }
 
 /** One request over a kept-alive connection; the reply's headers as the server sent them, its body decoded as fetch decodes it. */
-function nodeHttpRequest(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined): Promise<Reply> {
+function nodeHttpRequest(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array | undefined,
+  retried = false,
+): Promise<Reply> {
   return new Promise<Reply>((resolve, reject) => {
     const failed = (cause: unknown) => reject(new TypeError('fetch failed', { cause }));
+    let answered = false;
     const req = http.request(url, { method, headers, agent: keptAlive }, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', failed);
@@ -154,7 +162,16 @@ function nodeHttpRequest(url: URL, method: string, headers: Record<string, strin
         resolve(replyOf(res.statusCode ?? 0, replyHeaders, new TextDecoder().decode(bytes)));
       });
     });
-    req.on('error', failed);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      // A kept-alive connection the server closed (its idle timeout) just as it was taken for this request:
+      // nothing reached the server, so the request is sent once more on a new connection, as Node's
+      // documentation of `reusedSocket` advises (reliability/body-budget waits out the idle timeout).
+      if (!answered && !retried && req.reusedSocket && e.code === 'ECONNRESET') {
+        nodeHttpRequest(url, method, headers, body, true).then(resolve, reject);
+        return;
+      }
+      failed(e);
+    });
     req.end(body);
   });
 }
