@@ -21,7 +21,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { kScriptRunner, writeScriptBundle } from './script-bundle.mjs';
+import { kScriptRunner, writeCommonJsRunner, writeScriptBundle } from './script-bundle.mjs';
 
 const kCliDir = new URL('../dist/src/cli/', import.meta.url);
 const kBundleDir = new URL('bundle/', kCliDir).pathname;
@@ -65,11 +65,20 @@ const kThreadBundles = [
   { dir: 'events', entries: ['events/events-thread.js'] },
   // A front-end thread (FLAGWIRE_HTTP_THREADS > 1, src/server/frontend-threads.ts): from its modules,
   // each thread's start cost about 0.9 CPU s more, its evaluation workers' included (started from them,
-  // they ran unbundled too).
-  { dir: 'frontend', entries: ['server/frontend-thread.js'] },
+  // they ran unbundled too). It imports uWebSockets.js, an ES module only, so it loads the ES module
+  // loader anyway and starts from its bundle's module (the others from CommonJS: kThreadStub).
+  { dir: 'frontend', entries: ['server/frontend-thread.js'], module: true },
 ];
-/** Each bundled entry's path under dist/src, and its bundle's under the command line's. */
-const kBundledEntries = new Map(kThreadBundles.flatMap(({ dir, entries }) => entries.map((entry) => [entry, `${dir}/${basename(entry)}`])));
+/**
+ * Each bundled entry's path under dist/src, and its bundle's under the command line's: a thread starts
+ * from its bundle's CommonJS module (kThreadStub); an entry imported by URL keeps its name, by which the
+ * script lists it (importedByUrl).
+ */
+const kBundledEntries = new Map(
+  kThreadBundles.flatMap(({ dir, entries, module }) =>
+    entries.map((entry, i) => [entry, `${dir}/${basename(entry, '.js')}.${i === 0 && !module ? 'cjs' : 'js'}`]),
+  ),
+);
 
 /**
  * Each source module's import.meta.url, as the URL of its own file relative to the bundle's (a bundle is
@@ -235,7 +244,8 @@ async function buildStorePackages() {
   // A file of theirs that names its own place, not rewritten above, would name the bundle's instead.
   const unknown = /\b__(filename|dirname)\b/.exec(js);
   if (unknown !== null) throw new Error(`the store packages' bundle names ${unknown[0]}: add its file to kPackagePaths`);
-  writeScriptBundle(outputFiles, kStorePackagesName, kBundleDir);
+  // Both: the main thread imports the module; a thread started from CommonJS requires its twin (kThreadStub).
+  writeScriptBundle(outputFiles, kStorePackagesName, kBundleDir, { stubs: ['module', 'commonjs'] });
 }
 
 function requiredModule(name, outdir) {
@@ -315,6 +325,7 @@ const kRequiredOnUse = {
 
 // The last build's files are removed first: a file no bundle is made into any more must not stay to be loaded.
 rmSync(kBundleDir, { recursive: true, force: true });
+await writeCommonJsRunner();
 await buildStorePackages();
 for (const [name, outfile] of kOneFile) {
   await build({
@@ -378,8 +389,11 @@ const importedByUrl = (entry, modules) => ({
   },
 });
 
-/** Bundles `entry` into `outdir` as `name.script.js` and its module `name.js` (scripts/script-bundle.mjs). */
-async function scriptBundle(entry, name, outdir, plugins) {
+/**
+ * Bundles `entry` into `outdir` as `name.script.js` and what runs it (scripts/script-bundle.mjs): the
+ * module `name.js`, or what `stub` says.
+ */
+async function scriptBundle(entry, name, outdir, plugins, stub) {
   const { outputFiles } = await build({
     ...kOptions,
     entryPoints: { [name]: entry },
@@ -387,8 +401,17 @@ async function scriptBundle(entry, name, outdir, plugins) {
     write: false,
     plugins,
   });
-  writeScriptBundle(outputFiles, name, outdir);
+  writeScriptBundle(outputFiles, name, outdir, stub);
 }
+/**
+ * A thread's bundle runs from a CommonJS module, so that the thread loads no ES module loader (some 8-10
+ * ms of a worker thread's start, issue 57 item 2): the store's packages, which its script imports on
+ * start, from their CommonJS twin (buildStorePackages).
+ */
+const kThreadStub = (outdir) => {
+  const storePackages = `./${relative(outdir, join(kBundleDir, kStorePackagesName))}`;
+  return { stubs: ['commonjs'], twins: { [`${storePackages}.js`]: `${storePackages}.cjs` } };
+};
 
 // serve loads the server, every route and every command: one file, no pieces. Cut into pieces as above
 // (57 files), its main thread spent about 30 ms more of CPU before /health (bench/RESULTS.md, issue 57
@@ -399,11 +422,12 @@ await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kServeDir, [
   entryShared(kServeDir, kServeEntryModules),
   sourceRewrites(kServeDir),
 ]);
-for (const { dir, entries } of kThreadBundles) {
+for (const { dir, entries, module } of kThreadBundles) {
   const outdir = join(kBundleDir, dir);
   const [entry, ...byUrl] = entries.map((path) => join(kSrcDir, path));
-  if (byUrl.length === 0) await scriptBundle(entry, basename(entry, '.js'), outdir, [sourceRewrites(outdir)]);
-  else await scriptBundle(kByUrlEntry, basename(entry, '.js'), outdir, [sourceRewrites(outdir), importedByUrl(entry, byUrl)]);
+  const stub = module ? undefined : kThreadStub(outdir);
+  if (byUrl.length === 0) await scriptBundle(entry, basename(entry, '.js'), outdir, [sourceRewrites(outdir)], stub);
+  else await scriptBundle(kByUrlEntry, basename(entry, '.js'), outdir, [sourceRewrites(outdir), importedByUrl(entry, byUrl)], stub);
 }
 // The modules the entry runs outside the bundles (cli.js and what it loads at once; for serve, its
 // settings check too: kEntryModules, kServeEntryModules above, and what runs the scripts, which their

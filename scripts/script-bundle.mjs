@@ -1,24 +1,75 @@
 // A bundle as a script that V8 can cache (src/cli/bundle-script.ts says why): esbuild's module of a
-// bundle, one file, becomes `NAME.script.js`, and `NAME.js` the module that runs it. Used by
+// bundle, one file, becomes `NAME.script.js`, and `NAME.js` the module that runs it (or `NAME.cjs`, a
+// CommonJS module that runs it, for a thread's start). Used by
 // scripts/build-cli.mjs (the command line's bundle, serve's and the threads'), scripts/bundle-typebox.mjs
 // and scripts/bundle-tap.mjs (the test framework every test process loads).
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'acorn';
+import { build } from 'esbuild';
 
 /** What runs a bundle's script (src/cli/bundle-script.ts): every script's module imports it. */
 export const kScriptRunner = fileURLToPath(new URL('../dist/src/cli/bundle-script.js', import.meta.url));
+
+/**
+ * Which module of esbuild's bundle `ast` holds the code at a place, if that module runs on use: esbuild
+ * heads each module's code with a line comment naming it (a path, or a plugin's name for it), and wraps a
+ * module that is imported on use in `var init_NAME = __esm({ "its name"() { ... } })`. Returns, for a
+ * place, that function and where the module's code starts and ends; undefined where the module there
+ * runs with the script. A one-word comment of a module's own between statements counts as a head too:
+ * what follows it then reads as code run with the script, which is never wrong.
+ */
+function runOnUse(ast, comments) {
+  const outside = (at) => !ast.body.some((node) => node.start <= at && at < node.end);
+  const heads = comments.filter((c) => c.type === 'Line' && /^ \S+$/.test(c.value) && outside(c.start));
+  const inits = new Map();
+  for (const node of ast.body) {
+    if (node.type !== 'VariableDeclaration') continue;
+    for (const { init } of node.declarations) {
+      const wrapped = init?.type === 'CallExpression' && init.callee.name === '__esm' ? init.arguments[0]?.properties?.[0] : undefined;
+      if (wrapped?.value?.type === 'FunctionExpression') inits.set(wrapped.key.value, wrapped.value);
+    }
+  }
+  return (at) => {
+    const i = heads.findLastIndex((c) => c.start < at);
+    const init = i === -1 ? undefined : inits.get(heads[i].value.slice(1));
+    return init === undefined ? undefined : { init, start: heads[i].start, end: heads[i + 1]?.start ?? Number.POSITIVE_INFINITY };
+  };
+}
+
+/** Where each name is written in `ast` (every Identifier: a reference, a declaration or a property's name). */
+function namePlaces(ast) {
+  const places = new Map();
+  const visit = (node) => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node.type === 'Identifier') places.set(node.name, [...(places.get(node.name) ?? []), node.start]);
+    for (const key in node) if (key !== 'type' && typeof node[key] === 'object') visit(node[key]);
+  };
+  visit(ast.body);
+  return places;
+}
 
 /**
  * A bundle as a script that V8 can cache (src/cli/bundle-script.ts): esbuild's module `js` (one file, no
  * pieces) becomes `NAME.script.js`, one async function of its code: its import declarations become
  * constants of what the function receives (`__fw.imports`, hoisted, as imports are), `import.meta`
  * becomes `__fw.meta`, `import(...)` becomes `__fw.import(...)`, and its export list the function's
- * result. `NAME.js` imports what the declarations named, in their order, and runs the script. Every line
- * keeps its number, so the bundle's source map (renamed with it) still places each line.
+ * result: what runs it (moduleStub, commonJsStub) imports what the declarations named, in their order,
+ * and runs the script. Every line keeps its number, so the bundle's source map (renamed with it) still
+ * places each line.
+ *
+ * A Node built-in that only modules run on use import (esbuild wraps each such module in an `__esm`
+ * function that runs it once, when it is first imported) is required as that function starts, not
+ * imported with the script: in one file with no pieces, esbuild lifts every module's imports to the
+ * top, so the writer thread loaded node:http, node:https, node:http2 and node:zlib for the webhook
+ * deliverer, the relay's upstream and the gRPC server it never runs (some 15-20 ms of a worker thread's
+ * start: bench/RESULTS.md, issue 57, item 2). Its names become the script's `var`s (no TDZ check where
+ * a hot path reads them) and take their values from `__fw.builtin` (a require) before the module's code.
  */
-function asScript(name, js, outdir) {
+function asScript(name, js) {
   const body = js.replace(/\n\/\/# sourceMappingURL=\S+\n$/, '\n');
   if (/__fw(?!\.bundled\.set\()/.test(body)) throw new Error(`${name}: the bundle names __fw, the script's own parameter`);
   const specs = [];
@@ -26,9 +77,34 @@ function asScript(name, js, outdir) {
   const edits = [];
   let exported = null;
   const blank = (node) => edits.push([node.start, node.end, body.slice(node.start, node.end).replace(/[^\n]/g, '')]);
-  const ast = parse(body, { ecmaVersion: 'latest', sourceType: 'module' });
+  const comments = [];
+  const ast = parse(body, { ecmaVersion: 'latest', sourceType: 'module', onComment: comments });
+  const moduleAt = runOnUse(ast, comments);
+  const places = namePlaces(ast);
+  const lazy = new Map();
   for (const node of ast.body) {
-    if (node.type === 'ImportDeclaration') {
+    // A namespace import stays with the script (a module's namespace is not what require returns), and so
+    // does one whose names are written anywhere outside its module's code.
+    const lazyBuiltin =
+      node.type === 'ImportDeclaration' &&
+      node.source.value.startsWith('node:') &&
+      node.specifiers.every((s) => s.type !== 'ImportNamespaceSpecifier');
+    const owner = lazyBuiltin ? moduleAt(node.start) : undefined;
+    const init =
+      owner !== undefined && node.specifiers.every((s) => places.get(s.local.name).every((at) => owner.start < at && at < owner.end))
+        ? owner.init
+        : undefined;
+    if (init !== undefined) {
+      const from = `__fw.builtin(${JSON.stringify(node.source.value)})`;
+      const named = [];
+      for (const s of node.specifiers) {
+        header.push(`var ${s.local.name};`);
+        if (s.type === 'ImportDefaultSpecifier') lazy.set(init, `${lazy.get(init) ?? ''} ${s.local.name} = ${from};`);
+        else named.push(`${JSON.stringify(s.imported.name ?? s.imported.value)}: ${s.local.name}`);
+      }
+      if (named.length > 0) lazy.set(init, `${lazy.get(init) ?? ''} ({ ${named.join(', ')} } = ${from});`);
+      blank(node);
+    } else if (node.type === 'ImportDeclaration') {
       const spec = node.source.value;
       if (!specs.includes(spec)) specs.push(spec);
       const from = `__fw.imports[${specs.indexOf(spec)}]`;
@@ -56,39 +132,109 @@ function asScript(name, js, outdir) {
     for (const key in node) if (key !== 'type' && typeof node[key] === 'object') visit(node[key]);
   };
   visit(ast.body);
+  for (const [init, assignments] of lazy) edits.push([init.body.start + 1, init.body.start + 1, assignments]);
   let text = body;
   for (const [start, end, replacement] of edits.sort((a, b) => b[0] - a[0])) text = text.slice(0, start) + replacement + text.slice(end);
   const result = `{ ${(exported ?? []).map(([as, local]) => `${JSON.stringify(as)}: ${local}`).join(', ')} }`;
   const script = `(async function (__fw) {"use strict"; ${header.join(' ')}${text}\nreturn ${result};\n})\n//# sourceMappingURL=${name}.script.js.map\n`;
-  const loader = relative(outdir, kScriptRunner);
-  const stub = [
+  return { script, specs, exported: (exported ?? []).map(([as]) => as) };
+}
+
+/** `NAME.js`, the ES module that runs the script `NAME.script.js` and exports what it returns. */
+function moduleStub(name, specs, exported, outdir) {
+  return [
     `// Made by scripts/script-bundle.mjs: runs ${name}.script.js, the bundle, with V8's code cache (src/cli/bundle-script.ts).`,
-    `import { runBundleScript } from ${JSON.stringify(`./${loader}`)};`,
+    `import { requireBuiltin, runBundleScript } from ${JSON.stringify(`./${relative(outdir, kScriptRunner)}`)};`,
     ...specs.map((spec, i) => `import * as i${i} from ${JSON.stringify(spec)};`),
     'const links = {',
     `  imports: [${specs.map((_, i) => `i${i}`).join(', ')}],`,
     '  meta: import.meta,',
+    '  builtin: requireBuiltin,',
     '  bundled: new Map(),',
     '  import: (specifier) => (links.bundled.has(specifier) ? Promise.resolve(links.bundled.get(specifier)) : import(specifier)),',
     '};',
     `const exported = await runBundleScript(new URL(${JSON.stringify(`./${name}.script.js`)}, import.meta.url), links);`,
-    `const { ${(exported ?? []).map(([as], i) => `${JSON.stringify(as)}: e${i}`).join(', ')} } = exported;`,
-    `export { ${(exported ?? []).map(([as], i) => `e${i} as ${/^[A-Za-z_$][\w$]*$/.test(as) ? as : JSON.stringify(as)}`).join(', ')} };`,
+    `const { ${exported.map((as, i) => `${JSON.stringify(as)}: e${i}`).join(', ')} } = exported;`,
+    `export { ${exported.map((as, i) => `e${i} as ${/^[A-Za-z_$][\w$]*$/.test(as) ? as : JSON.stringify(as)}`).join(', ')} };`,
     '',
   ].join('\n');
-  return { script, stub };
+}
+
+/** What runs a bundle's script from a CommonJS module (commonJsStub): src/cli/bundle-script.ts, made CommonJS. */
+const kCommonJsRunner = fileURLToPath(new URL('../dist/src/cli/bundle/bundle-script.cjs', import.meta.url));
+
+/** Writes kCommonJsRunner, from the runner's module (kScriptRunner): before any bundle with a CommonJS module. */
+export async function writeCommonJsRunner() {
+  await build({
+    entryPoints: [kScriptRunner],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    outfile: kCommonJsRunner,
+    // The runner's own URL, which it makes its require of built-ins from.
+    banner: { js: 'const flagwireOwnUrl = require("node:url").pathToFileURL(__filename).href;' },
+    define: { 'import.meta.url': 'flagwireOwnUrl' },
+    logLevel: 'warning',
+  });
+}
+
+/**
+ * `NAME.cjs`, a CommonJS module that runs the script `NAME.script.js`, for a thread's start: a thread
+ * that imports no ES module never loads Node's ES module loader, some 8-10 ms of a worker thread's CPU
+ * (bench/RESULTS.md, issue 57, item 2). What the script imports statically is required (built-ins and
+ * CommonJS packages: an import of anything else fails the build), each as its exports and they as its
+ * default export, as an import of a CommonJS module reads; `twins` names the build's own ES modules that
+ * the script imports on use and that have a CommonJS twin (the store's packages), required instead. Its
+ * exports: where the script exports a default function (a piscina worker's handler), a function that
+ * calls it once the script has run; otherwise the promise of the script's exports.
+ */
+function commonJsStub(name, specs, exported, outdir, twins) {
+  const require = createRequire(join(outdir, `${name}.cjs`));
+  for (const spec of specs) {
+    try {
+      require.resolve(spec);
+    } catch {
+      throw new Error(`${name}: its CommonJS module cannot require ${spec}, an ES module (start the thread from its module)`);
+    }
+  }
+  const twinned = Object.entries(twins).map(
+    ([spec, twin]) => `specifier === ${JSON.stringify(spec)} ? Promise.resolve(require(${JSON.stringify(twin)})) : `,
+  );
+  return [
+    `// Made by scripts/script-bundle.mjs: runs ${name}.script.js, the bundle, with V8's code cache (src/cli/bundle-script.ts),`,
+    '// from CommonJS, so that the thread it starts loads no ES module loader.',
+    "'use strict';",
+    `const { runBundleScript } = require(${JSON.stringify(`./${relative(outdir, kCommonJsRunner)}`)});`,
+    "const { pathToFileURL } = require('node:url');",
+    'const asImported = (exports) => ({ __proto__: exports, default: exports });',
+    'const links = {',
+    `  imports: [${specs.map((spec) => `asImported(require(${JSON.stringify(spec)}))`).join(', ')}],`,
+    '  meta: { url: pathToFileURL(__filename).href },',
+    '  builtin: require,',
+    '  bundled: new Map(),',
+    `  import: (specifier) => (links.bundled.has(specifier) ? Promise.resolve(links.bundled.get(specifier)) : ${twinned.join('')}import(specifier)),`,
+    '};',
+    `const exported = runBundleScript(new URL(${JSON.stringify(`./${name}.script.js`)}, links.meta.url), links);`,
+    exported.includes('default')
+      ? 'module.exports = (...args) => exported.then((script) => script.default(...args));'
+      : 'module.exports = exported;',
+    '',
+  ].join('\n');
 }
 
 /**
  * Writes esbuild's output of one bundle (`outputFiles`: the module `name.js` and its map, unwritten) to
- * `outdir` as `name.script.js`, its map, and the module `name.js` that runs it (asScript).
+ * `outdir` as `name.script.js`, its map, and what runs it (asScript): the ES module `name.js`, the
+ * CommonJS module `name.cjs` (commonJsStub, with its `twins`), or both, as `stubs` asks.
  */
-export function writeScriptBundle(outputFiles, name, outdir) {
+export function writeScriptBundle(outputFiles, name, outdir, { stubs = ['module'], twins = {} } = {}) {
   const js = outputFiles.find((file) => file.path.endsWith(`/${name}.js`)).text;
   const map = outputFiles.find((file) => file.path.endsWith(`/${name}.js.map`)).text;
-  const { script, stub } = asScript(name, js, outdir);
+  const { script, specs, exported } = asScript(name, js);
   mkdirSync(outdir, { recursive: true });
   writeFileSync(join(outdir, `${name}.script.js`), script);
   writeFileSync(join(outdir, `${name}.script.js.map`), map);
-  writeFileSync(join(outdir, `${name}.js`), stub);
+  if (stubs.includes('module')) writeFileSync(join(outdir, `${name}.js`), moduleStub(name, specs, exported, outdir));
+  if (stubs.includes('commonjs')) writeFileSync(join(outdir, `${name}.cjs`), commonJsStub(name, specs, exported, outdir, twins));
 }

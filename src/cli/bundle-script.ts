@@ -16,6 +16,7 @@
 // run with another's code (test/cli/bundle-script.test.ts). A cache that cannot be written (a read-only
 // install) is left: the script runs as it would without one.
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Script, type ScriptOptions } from 'node:vm';
 
@@ -26,7 +27,12 @@ export interface BundleLinks {
   /** The script's own modules that its code imports by URL (a worker's evaluators), which the script lists. */
   readonly bundled: Map<string, unknown>;
   readonly import: (specifier: string) => Promise<unknown>;
+  /** A Node built-in that only code run on use imports, required as that code first runs (scripts/script-bundle.mjs). */
+  readonly builtin: (specifier: string) => unknown;
 }
+
+/** Node's built-ins by name, as BundleLinks.builtin requires them. */
+export const requireBuiltin: (specifier: string) => unknown = createRequire(import.meta.url);
 
 /** How long a script runs before its code is cached: a node's start and its first answers, at load. */
 export const kCacheDelayMs = 3_000;

@@ -15,7 +15,6 @@ import { postgresTimeoutError } from '../errors.js';
 import type { WritePath } from '../store/interfaces.js';
 import { kStoreLayout } from '../capabilities.js';
 import { openWritePath } from '../store/open-store.js';
-import { openRelayWritePath } from '../relay/relay-write-path.js';
 import { isCommandName, runOutcome, type CommandName } from './commands.js';
 import {
   kClaimed,
@@ -39,10 +38,18 @@ const main = parentPort!;
 const channels: MessagePort[] = [];
 /** The follower's last report (PostgreSQL or a relay's upstream): a channel attached later hears it at once. */
 let lastNotice: WriterNotice | null = null;
-// A relay's copy follows its upstream (src/relay); any other node's, PostgreSQL when it has one.
+// A relay's copy follows its upstream (src/relay); any other node's, PostgreSQL when it has one. The
+// relay's path is imported only by a relay: what it asks its upstream with (node:http, node:https) is
+// loaded only where it runs (issue 57, item 2).
 const writes: WritePath =
   start.upstream !== null
-    ? openRelayWritePath(start.dataDir, kStoreLayout, start.upstream, (relay) => notify({ relay }), start.changeLog)
+    ? (await import('../relay/relay-write-path.js')).openRelayWritePath(
+        start.dataDir,
+        kStoreLayout,
+        start.upstream,
+        (relay) => notify({ relay }),
+        start.changeLog,
+      )
     : openWritePath(start.dataDir, kStoreLayout, start.databaseUrl, (replica) => notify({ replica }), start.changeLog);
 function notify(notice: WriterNotice): void {
   lastNotice = notice;

@@ -116,7 +116,7 @@ t.test(
       .split('\n')
       .filter((l) => l.startsWith(`loaded ${kDist}`))
       .map((l) => l.slice(`loaded ${kDist}`.length));
-    t.ok(loaded.includes('cli/bundle/writer/actor.js'), "the writer thread ran from the writer's bundle");
+    t.ok(loaded.includes('cli/bundle/writer/actor.cjs'), "the writer thread ran from the writer's bundle (its CommonJS module)");
     t.ok(loaded.includes('cli/bundle/frontend/frontend-thread.js'), "the front-end threads ran from the front end's bundle");
     t.notOk(loaded.includes('server/frontend-thread.js'), 'not from its modules');
     t.ok(stderr.includes('node_modules/lmdb/'), 'the log names packages too');
@@ -146,15 +146,25 @@ t.test(
     // The writer's routes and commands are in its script but run only on use, as the modules' are (the
     // first test): no piece of them is a file of its own to load any more.
     t.strictSame(
-      readdirSync(new URL('cli/bundle/writer/', kDist)).filter((name) => name.endsWith('.js')),
-      ['actor.js', 'actor.script.js'],
+      readdirSync(new URL('cli/bundle/writer/', kDist)).filter((name) => /\.c?js$/.test(name)),
+      ['actor.cjs', 'actor.script.js'],
       "the writer's bundle is its script and what runs it, no pieces",
     );
-    t.ok(loaded.includes('cli/bundle/writer/actor.js') && loaded.includes('cli/bundle-script.js'), 'the writer ran its bundle as a script');
+    t.ok(
+      loaded.includes('cli/bundle/writer/actor.cjs') && loaded.includes('cli/bundle/bundle-script.cjs'),
+      'the writer ran its bundle as a script, from CommonJS',
+    );
     t.strictSame(
       [...new Set(loaded.filter((path) => path.startsWith('cli/bundle/') && !/^cli\/bundle\/(writer|eval|frontend)\//.test(path)))].sort(),
-      ['cli/bundle/pino.cjs', 'cli/bundle/piscina.cjs', 'cli/bundle/serve/main.js', 'cli/bundle/store-packages.js'],
-      "the main thread ran from the one file of serve, routes and all, every thread from the store packages' script, and the main and front-end threads from pino's and piscina's one file each",
+      [
+        'cli/bundle/bundle-script.cjs',
+        'cli/bundle/pino.cjs',
+        'cli/bundle/piscina.cjs',
+        'cli/bundle/serve/main.js',
+        'cli/bundle/store-packages.cjs',
+        'cli/bundle/store-packages.js',
+      ],
+      "the main thread ran from the one file of serve, routes and all, every thread from the store packages' script (the threads started from CommonJS by its twin), and the main and front-end threads from pino's and piscina's one file each",
     );
     t.notOk(stderr.includes('node_modules/pino/'), "no thread loaded pino's own files");
     // piscina's worker file is its own, found from piscina's place (scripts/build-cli.mjs, kPackagePaths).
@@ -163,7 +173,7 @@ t.test(
     // lmdb and msgpackr, with what they require, are one script V8 caches (scripts/build-cli.mjs,
     // kStorePackages); only their native addons and the package files those are found by load apart.
     t.ok(
-      loaded.filter((path) => path === 'cli/bundle/store-packages.js').length >= 3,
+      loaded.filter((path) => /^cli\/bundle\/store-packages\.c?js$/.test(path)).length >= 3,
       "the main, writer and evaluation threads ran the store packages' script",
     );
     for (const name of [

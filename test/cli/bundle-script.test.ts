@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 import t from 'tap';
-import { type BundleLinks, runBundleScript, writeCache } from '../../src/cli/bundle-script.js';
+import { type BundleLinks, requireBuiltin, runBundleScript, writeCache } from '../../src/cli/bundle-script.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 
 /** A script as the build writes one: an async function of what it imports, returning its exports. */
@@ -16,7 +16,13 @@ const scriptOf = (step: number): string =>
   `return { sum: base + ${step}, sep: path.sep, at: __fw.meta.url };\n})\n`;
 
 function links(file: string): BundleLinks {
-  return { imports: [{ base: 40 }], meta: { url: pathToFileURL(file).href } as ImportMeta, bundled: new Map(), import: (s) => import(s) };
+  return {
+    imports: [{ base: 40 }],
+    meta: { url: pathToFileURL(file).href } as ImportMeta,
+    bundled: new Map(),
+    import: (s) => import(s),
+    builtin: requireBuiltin,
+  };
 }
 
 /** The cache beside `file`, once written (by a timer of runBundleScript's), with the identity heading it. */
