@@ -150,7 +150,8 @@ export function managementRequests(data: RequestData) {
     authorization: fc.option(authorization, { freq: 12, nil: undefined }),
     contentType: fc.option(contentType, { freq: 10, nil: undefined }),
     extraHeaders: fc.array(extraHeader, { maxLength: 2 }),
-    duplicateAuth: fc.boolean().map((b) => b && Math.random() < 0.05),
+    // One request in 40, drawn by fast-check so that a seed replays it.
+    duplicateAuth: fc.noBias(fc.integer({ min: 0, max: 39 })).map((n) => n === 0),
     body: fc.option(body, { freq: 12, nil: undefined }),
     framing: fc.constantFrom('length', 'length', 'length', 'length', 'chunked', 'short-length'),
     // Raw bytes after /api/v1/flags/ in one request in 30. CR and LF are left out: they would break the
