@@ -8,9 +8,9 @@ export const kSync = defineCapability({
   name: 'sync',
   serviceRoutes: async () => (await import('./routes.js')).kSyncRoutes,
   // Loaded when a node starts it: the writer thread and the command line load every capability, and
-  // need neither gRPC nor the server. Its port is declared, so start-up tries it before anything starts.
-  // 'before listening': the node answers on both ports once it
-  // listens, and at shutdown the streams end before the drain, as the change streams do.
+  // need neither gRPC nor the server. 'before listening': the node answers on both ports once it
+  // listens, and at shutdown the streams end before the drain, as the change streams do. Its port is
+  // declared (listensOn), so start-up tries it with the HTTP port before anything starts.
   background: [
     {
       name: 'sync service',
