@@ -16,7 +16,7 @@
 //     front-end thread's entries bundled the same way, which the bundle above starts instead of the
 //     modules (a node's writer thread loaded some 190 of them, an evaluation worker 75: bench/RESULTS.md,
 //     issue 57 item 2).
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -165,8 +165,15 @@ const kRequire = createRequire(new URL('../package.json', import.meta.url));
  * its own (a transport's worker); piscina's worker file is found from piscina's own place (kPackagePaths).
  */
 const kOneFile = new Map([
-  ['pino', join(kBundleDir, 'pino.cjs')],
-  ['piscina', join(kBundleDir, 'piscina.cjs')],
+  [
+    'pino',
+    {
+      outfile: join(kBundleDir, 'pino.cjs'),
+      // Its transports' workers, started from files beside thread-stream's and pino's own: never run.
+      unrun: [/^node_modules\/thread-stream\/index\.js$/, /^node_modules\/pino\/lib\/transport\.js$/],
+    },
+  ],
+  ['piscina', { outfile: join(kBundleDir, 'piscina.cjs'), unrun: [] }],
 ]);
 /** The keys of a package's exports that a module of ours can export by name (the default apart). */
 const namedExports = (keys) => keys.filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
@@ -214,6 +221,24 @@ const packagePaths = {
     }
   },
 };
+/**
+ * Fails the build where a bundle of packages (`js`) names `__filename` or `__dirname` that kPackagePaths
+ * did not rewrite: a file of theirs that names its own place would name the bundle's instead. Each
+ * package file's part is read apart (esbuild heads it with the file's path), so that `unrun`, the files
+ * Flagwire never runs, can be set aside; so is the rewrites' own text (piscina's names its bundle's
+ * `__filename`, the place it means).
+ */
+function checkOwnPlaces(js, bundle, unrun = []) {
+  let text = js;
+  for (const { path } of kPackagePaths) text = text.replaceAll(path, '');
+  for (const part of text.split(/^(?=\/\/ node_modules\/)/m)) {
+    const file = /^\/\/ (node_modules\/\S+)/.exec(part)?.[1] ?? 'its own code';
+    const unknown = /\b__(filename|dirname)\b/.exec(part);
+    if (unknown !== null && !unrun.some((pattern) => pattern.test(file)))
+      throw new Error(`${bundle} names ${unknown[0]} in ${file}: add the file to kPackagePaths`);
+  }
+}
+
 async function buildStorePackages() {
   const { outputFiles } = await build({
     stdin: {
@@ -240,10 +265,7 @@ async function buildStorePackages() {
     },
     plugins: [packagePaths],
   });
-  const js = outputFiles.find((file) => file.path.endsWith('.js')).text;
-  // A file of theirs that names its own place, not rewritten above, would name the bundle's instead.
-  const unknown = /\b__(filename|dirname)\b/.exec(js);
-  if (unknown !== null) throw new Error(`the store packages' bundle names ${unknown[0]}: add its file to kPackagePaths`);
+  checkOwnPlaces(outputFiles.find((file) => file.path.endsWith('.js')).text, "the store packages' bundle");
   // Both: the main thread imports the module; a thread started from CommonJS requires its twin (kThreadStub).
   writeScriptBundle(outputFiles, kStorePackagesName, kBundleDir, { stubs: ['module', 'commonjs'] });
 }
@@ -256,7 +278,7 @@ function requiredModule(name, outdir) {
       ? Object.getOwnPropertyNames(value).filter((key) => !['length', 'name', 'prototype', 'arguments', 'caller'].includes(key))
       : Object.keys(value);
   const names = namedExports(own);
-  const file = kOneFile.get(name);
+  const file = kOneFile.get(name)?.outfile;
   const spec = file === undefined ? name : `./${relative(outdir, file)}`;
   const load = kStorePackages.includes(name)
     ? // Awaited where the importing module runs, as a require would be: a command loads them on use.
@@ -327,17 +349,21 @@ const kRequiredOnUse = {
 rmSync(kBundleDir, { recursive: true, force: true });
 await writeCommonJsRunner();
 await buildStorePackages();
-for (const [name, outfile] of kOneFile) {
-  await build({
+for (const [name, { outfile, unrun }] of kOneFile) {
+  const { outputFiles } = await build({
     entryPoints: [kRequire.resolve(name)],
     bundle: true,
     format: 'cjs',
     platform: 'node',
     target: 'node20',
     outfile,
+    write: false,
     logLevel: 'warning',
     plugins: [packagePaths],
   });
+  checkOwnPlaces(outputFiles[0].text, `bundle/${basename(outfile)}`, unrun);
+  mkdirSync(dirname(outfile), { recursive: true });
+  writeFileSync(outfile, outputFiles[0].contents);
 }
 const kOptions = {
   bundle: true,

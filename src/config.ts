@@ -80,15 +80,6 @@ export type Config = Static<typeof Config>;
 
 const kConfigCheck = compiledOnUse(Config);
 
-/**
- * A port a node listens on, as a refusal names it: its setting, and what to do when another program has
- * it. One value per port, used by start-up's try (src/server/listen.ts) and by whatever listens on it.
- */
-export interface PortSetting {
-  readonly setting: string;
-  readonly whenTaken: string;
-}
-
 /** A setting that cannot be used; the console prints it as one line and exits 2. */
 export class ConfigError extends Error {
   readonly setting: string;

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { AuthFailures } from '../http/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { PortSetting } from '../port-setting.js';
 import type { Store } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import type { GrpcServiceSpec } from './grpc-service.js';
@@ -56,11 +57,27 @@ export interface BackgroundWork {
    * copy (the sync service) runs there too.
    */
   readonly runsOnRelay: boolean;
+  /**
+   * The port it listens on, if it listens (the sync service's): start-up tries it with the HTTP port's
+   * before anything starts (src/server/listen.ts), so a taken one is refused before the data directory
+   * is written and the threads start; its own listen names it the same way when it was taken since.
+   */
+  readonly listensOn?: PortSetting;
   /** Starts it; null when nothing of it runs on: the node's settings leave it off (no SMTP server, no flag file), or it was all done at start (a sweep). */
   start(node: NodeServices): Promise<RunningWork | null>;
 }
 
 const kPhases: readonly BackgroundPhase[] = ['outbox', 'before listening'];
+
+/** Whether `work` runs on a node with `config`: a relay runs only the work that runsOnRelay. */
+function runsOn(work: BackgroundWork, config: Readonly<Config>): boolean {
+  return config.upstream === null || work.runsOnRelay;
+}
+
+/** The ports that the works running on a node with `config` listen on (listensOn), in their order. */
+export function listenedPorts(works: readonly BackgroundWork[], config: Readonly<Config>): PortSetting[] {
+  return works.flatMap((work) => (work.listensOn !== undefined && runsOn(work, config) ? [work.listensOn] : []));
+}
 
 /** The node's background work: started in its phases, stopped at shutdown or after a failed start. */
 export class NodeBackground {
@@ -71,10 +88,9 @@ export class NodeBackground {
 
   /** Starts every work, phase by phase, each awaited; rejects with the first start that fails (what started stays to stop). */
   async start(works: readonly BackgroundWork[]): Promise<void> {
-    const relay = this.node.config.upstream !== null;
     for (const phase of kPhases) {
       for (const work of works) {
-        if (work.phase !== phase || (relay && !work.runsOnRelay)) continue;
+        if (work.phase !== phase || !runsOn(work, this.node.config)) continue;
         const running = await work.start(this.node);
         if (running !== null) this.running.push({ phase, work: running });
       }

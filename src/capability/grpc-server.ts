@@ -17,7 +17,8 @@
 //   - a peer that stops answering HTTP/2 pings: its connection is dropped (its calls end).
 import http2 from 'node:http2';
 import zlib from 'node:zlib';
-import { ConfigError, type PortSetting } from '../config.js';
+import { ConfigError } from '../config.js';
+import { listenAddress, type PortNaming, portInUse } from '../port-setting.js';
 
 /** gRPC's status codes that Flagwire answers (grpc/doc/statuscodes.md). */
 export const GrpcStatus = {
@@ -85,7 +86,7 @@ export interface GrpcServerOptions {
   busyMessage: string;
   maxHeldBytes: number;
   /** How a port that cannot be bound is named, and what to do about it. */
-  port: PortSetting;
+  port: PortNaming;
   onError(err: unknown): void;
 }
 
@@ -129,14 +130,17 @@ export class GrpcServer {
 
   /** Binds `host:port` (a port that cannot be bound is a ConfigError naming the setting); resolves with the port bound. */
   listen(host: string, port: number): Promise<number> {
-    const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     return new Promise((resolve, reject) => {
       const failed = (err: NodeJS.ErrnoException) => {
-        const reason =
+        const { port: named } = this.options;
+        reject(
           err.code === 'EADDRINUSE'
-            ? 'is already in use (another Flagwire or another program listens there)'
-            : `cannot be bound (${err.code ?? err.message})`;
-        reject(new ConfigError(this.options.port.setting, `${address} ${reason}; ${this.options.port.whenTaken}`));
+            ? portInUse(named, host, port)
+            : new ConfigError(
+                named.setting,
+                `${listenAddress(host, port)} cannot be bound (${err.code ?? err.message}); ${named.whenTaken}`,
+              ),
+        );
       };
       this.server.once('error', failed);
       this.server.listen({ host, port, exclusive: true }, () => {

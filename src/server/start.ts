@@ -8,7 +8,7 @@ import { AuthFailures } from '../http/auth-failures.js';
 import { Clock } from '../clock.js';
 import { changeLogBounds, withListenPort, type Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';
-import { NodeBackground } from '../capability/background-work.js';
+import { listenedPorts, NodeBackground } from '../capability/background-work.js';
 import { kCapabilityGrpcServices, kCapabilityList, kStoreLayout } from '../capabilities.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
@@ -52,13 +52,16 @@ interface Serving {
   close(drainMs: number): Promise<void>;
 }
 
+/** Every capability's background work, as the node starts it and as start-up tries the ports it listens on. */
+const kBackground = kCapabilityList.flatMap((c) => c.background ?? []);
+
 export async function startServer(config: Readonly<Config>, options: StartOptions): Promise<RunningServer> {
-  // A port that cannot be bound, the HTTP port or the sync service's, is refused before anything starts
-  // or is written (a ConfigError: the console prints one line naming the setting, exit 2): found at
-  // listening, it cost the writer thread, the front-end threads and the evaluation workers first (1.9 CPU
+  // A port that cannot be bound, the HTTP port or one the background work declares (the sync service's),
+  // is refused before anything starts or is written (a ConfigError: the console prints one line naming
+  // the setting, exit 2): found at listening, it cost the writer thread, the front-end threads and the evaluation workers first (1.9 CPU
   // s with two threads: issue 57). The only try: the command line's entry, which reads serve's settings
   // first, does not bind (serve-config.ts). A test skips it to reach the refusal at listening.
-  const problem = kTestSwitches.portsUntried ? null : await portsProblem(config);
+  const problem = kTestSwitches.portsUntried ? null : await portsProblem(config, listenedPorts(kBackground, config));
   if (problem !== null) throw problem;
   // Held until the server has stopped: migrate-to-postgres refuses a data dir that a server uses.
   const claim = claimForServer(config.dataDir);
@@ -115,7 +118,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   };
   // Before listening (their phases: src/capability/background-work.ts): the senders poll, the changes and
   // rollout steps that fell due while the node was down have run, a followed flag file is applied.
-  await background.start(kCapabilityList.flatMap((c) => c.background ?? [])).catch(abandon);
+  await background.start(kBackground).catch(abandon);
   // A relay listens once its follower has said what its copy holds, so its first /ready is the truth.
   await writer.relayKnown;
   // Bound now, not when it was found free (above): a port taken since is refused here, the same way.

@@ -3,7 +3,9 @@
 // below the list (one that is no capability's, in a place that does not import src/capabilities.ts or
 // src/all-routes.ts, directly or through a place that does) imports no capability's module, a type
 // included: what a mechanism needs of a capability's rules lives below it, as src/unleash-rules holds
-// Unleash's model for the evaluation engine and src/flag-records the flags' records and their reads. The
+// Unleash's model for the evaluation engine and src/flag-records the flags' records and their reads. In a
+// place above the list, a module that reaches no assembler (the server's listen) is a mechanism and names
+// no capability either, but in the places that assemble module by module (kAssembledByModule). The
 // capabilities' folders are read from the declarations src/capabilities.ts lists, the imports from the
 // sources with TypeScript's own scanner.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -90,17 +92,59 @@ function placesAbove(): Set<string> {
 
 const kAbove = placesAbove();
 
-/** Every import of a capability's module from a module of another place, as `from -> to`. */
-function crossings(): { below: string[]; above: string[] } {
+/**
+ * The places above the list whose modules assemble it module by module: their modules that import a
+ * capability's (the console's answers and views name the capabilities' shapes, its sign-in their session
+ * commands; the demo's seed names the commands it runs) are parts of what the place assembles, though
+ * they import no assembler themselves. Every other place above keeps the finer rule below.
+ */
+const kAssembledByModule = new Map([
+  ['web-console', "the console's answers, views and sign-in name the capabilities' shapes and commands"],
+  ['writer-thread', "the demo's seed names the commands it runs"],
+]);
+
+/**
+ * The modules that import one of the list's assemblers, directly or through other modules (a capability's
+ * own modules apart: one that imports the list makes no importer of it an assembler). In a place above
+ * the list, a module that is not one of them is a mechanism of that place (the server's listen, the
+ * command line's settings check) and, like a place below, names no capability.
+ */
+function modulesAbove(): Set<string> {
+  const above = new Set(kAssemblers);
+  const imports = new Map(kModules.map((module) => [module, importsOf(module)]));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [module, imported] of imports) {
+      if (above.has(module) || kCapabilityFolders.has(placeOf(module)) || !imported.some((m) => above.has(m))) continue;
+      above.add(module);
+      grew = true;
+    }
+  }
+  return above;
+}
+
+const kModulesAbove = modulesAbove();
+
+/**
+ * Every import of a capability's module from a module of another place, as `from -> to`: from a place
+ * below the list, from a module above it, and from a mechanism of a place above (modulesAbove).
+ */
+function crossings(): { below: string[]; above: string[]; mechanisms: string[] } {
   const below: string[] = [];
   const above: string[] = [];
+  const mechanisms: string[] = [];
   for (const module of kModules) {
     const place = placeOf(module);
     if (kCapabilityFolders.has(place)) continue;
-    for (const imported of importsOf(module))
-      if (kCapabilityFolders.has(placeOf(imported))) (kAbove.has(place) ? above : below).push(`${module} -> ${imported}`);
+    for (const imported of importsOf(module)) {
+      if (!kCapabilityFolders.has(placeOf(imported))) continue;
+      const crossing = `${module} -> ${imported}`;
+      if (!kAbove.has(place)) below.push(crossing);
+      else if (kModulesAbove.has(module) || kAssembledByModule.has(place)) above.push(crossing);
+      else mechanisms.push(crossing);
+    }
   }
-  return { below, above };
+  return { below, above, mechanisms };
 }
 
 t.test("the capabilities' folders are read from src/capabilities.ts's list", async (t) => {
@@ -121,4 +165,20 @@ t.test("no module below the list imports a capability's module", async (t) => {
   // The scan sees a crossing where one stands: the front end builds Unleash's front-end API's routes.
   t.ok(above.includes('server/frontend.ts -> unleash/frontend-routes.ts'), 'an import from above is seen');
   t.strictSame(below, [], 'none: what a mechanism needs of a capability belongs below it');
+});
+
+t.test("no mechanism of a place above the list imports a capability's module", async (t) => {
+  for (const module of ['server/start.ts', 'server/frontend.ts', 'cli/commands.ts'])
+    t.ok(kModulesAbove.has(module), `${module} assembles the list`);
+  for (const module of ['server/listen.ts', 'server/logger.ts', 'cli/serve-config.ts'])
+    t.notOk(kModulesAbove.has(module), `${module} does not: a mechanism of its place`);
+  const { above, mechanisms } = crossings();
+  for (const [place, why] of kAssembledByModule)
+    t.ok(
+      above.some((crossing) => crossing.startsWith(`${place}/`) && !kModulesAbove.has(crossing.split(' -> ')[0]!)),
+      `${place} still assembles by module (${why})`,
+    );
+  // What start-up tries or serves of a capability it reads from the declarations (the ports: the
+  // background work's listensOn), never by naming the capability's module.
+  t.strictSame(mechanisms, [], 'none: a mechanism reads what it needs of the capabilities from their declarations');
 });

@@ -6,7 +6,8 @@
 // the process loads.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
 import { plainNode } from '../helpers/plain-process.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
@@ -119,7 +120,15 @@ t.test(
     t.ok(loaded.includes('cli/bundle/writer/actor.cjs'), "the writer thread ran from the writer's bundle (its CommonJS module)");
     t.ok(loaded.includes('cli/bundle/frontend/frontend-thread.js'), "the front-end threads ran from the front end's bundle");
     t.notOk(loaded.includes('server/frontend-thread.js'), 'not from its modules');
-    t.ok(stderr.includes('node_modules/lmdb/'), 'the log names packages too');
+    // The absences below mean something only if the log names a package's modules whichever way a thread
+    // loads one on use: import() (DuckDB's: src/events/export.ts) reaches the module hooks, require()
+    // (re2js's and ipaddr.js's: src/load-on-use.ts) the wrapped Module._load (test/helpers/module-log.ts).
+    // Each by one exact line: uWebSockets.js's entry, which the main and front-end threads import on use,
+    // and the module piscina's worker file requires first, in each evaluation worker.
+    const lines = new Set(stderr.split('\n'));
+    t.ok(lines.has(`loaded ${import.meta.resolve('uWebSockets.js')}`), "the log names a package's module imported on use (uWebSockets.js)");
+    const piscina = pathToFileURL(createRequire(import.meta.url).resolve('piscina'));
+    t.ok(lines.has(`loaded ${new URL('symbols.js', piscina).href}`), "the log names a package's module required (piscina's symbols.js)");
     t.notOk(
       stderr.includes('node_modules/@duckdb/'),
       'no thread loaded DuckDB: the first Parquet export imports it (src/events/export.ts)',

@@ -4,11 +4,16 @@
 // refused bodies changing nothing, a read) and lists its route and schema in the OpenAPI document; its
 // writes are audited under its action; the command line runs its command; a relay receives its relayed
 // records through the change log and the full copy; deleting the flag a widget hangs off deletes the
-// widget on the server and on the relay (docs/architecture.md, "Adding a capability").
+// widget on the server and on the relay (docs/architecture.md, "Adding a capability"); a port its
+// background work declares is tried at start-up as the sync port is.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { cli } from '../helpers/cli.js';
-import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
+import { plainNode } from '../helpers/plain-process.js';
+import { kCli, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import type { Widget } from '../helpers/widget-capability.js';
 import { kWidgetsModule } from '../helpers/widgets.js';
 import { buildWorld } from '../helpers/world.js';
@@ -105,4 +110,23 @@ t.test('a relay gets its relayed records, and loses the one that hangs off a del
   await relay.stop();
   relay = null;
   t.strictSame(await widgetsIn(relayDir), [loose], 'and so did the relay');
+});
+
+t.test('the port its background work declares is tried before anything starts, with no line of the server naming it', async (t) => {
+  // Taken by this test; the server with the widgets is refused it before its writer opens the data directory.
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  t.teardown(() => taken.close());
+  const port = (taken.address() as AddressInfo).port;
+  const data = tempDataDir();
+  const r = spawnSync(...plainNode([kCli, 'serve', '--demo', '--host', '127.0.0.1', '--port', '0', '--data', data]), {
+    env: { ...process.env, ...env, FLAGWIRE_SYNC_PORT: '0', FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_TEST_WIDGET_PORT: String(port) },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  t.equal(r.status, 2, `exit 2 (stderr: ${r.stderr})`);
+  t.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+  t.match(r.stderr, new RegExp(`^flagwire: invalid FLAGWIRE_TEST_WIDGET_PORT: 127\\.0\\.0\\.1:${port} is already in use`));
+  t.equal(r.stdout, '', 'nothing seeded, nothing listening');
+  t.strictSame(readdirSync(data), [], 'nothing written in the data directory');
 });

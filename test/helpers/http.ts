@@ -129,76 +129,79 @@ export async function call(baseUrl: string, method: string, path: string, opts: 
   }
 }
 
-/** One request over a kept-alive connection; the reply's headers as the server sent them, its body decoded as fetch decodes it. */
-function nodeHttpRequest(
+/** A reply as it came: its status, its headers as sent (name, value, ...) and its body's bytes. */
+interface RawReply {
+  status: number;
+  rawHeaders: string[];
+  bytes: Buffer;
+}
+
+/**
+ * One request over a kept-alive connection, its reply's body gathered: what `call` and `keptAliveCall`
+ * send, each reading the reply its own way. A connection error rejects with the error itself.
+ */
+function keptAliveRequest(
   url: URL,
   method: string,
   headers: Record<string, string>,
   body: string | Uint8Array | undefined,
   retried = false,
-): Promise<Reply> {
-  return new Promise<Reply>((resolve, reject) => {
-    const failed = (cause: unknown) => reject(new TypeError('fetch failed', { cause }));
+): Promise<RawReply> {
+  return new Promise<RawReply>((resolve, reject) => {
     let answered = false;
     const req = http.request(url, { method, headers, agent: keptAlive }, (res) => {
       answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', failed);
-      res.on('end', () => {
-        const replyHeaders = new ReplyHeaders(res.rawHeaders);
-        let bytes = Buffer.concat(chunks);
-        try {
-          const coding = (replyHeaders.get('content-encoding') ?? '').trim().toLowerCase();
-          if (method !== 'HEAD' && bytes.length > 0) {
-            if (coding === 'gzip' || coding === 'x-gzip') bytes = gunzipSync(bytes);
-            else if (coding === 'deflate') bytes = inflateSync(bytes);
-            else if (coding === 'br') bytes = brotliDecompressSync(bytes);
-          }
-        } catch (e) {
-          failed(e);
-          return;
-        }
-        resolve(replyOf(res.statusCode ?? 0, replyHeaders, new TextDecoder().decode(bytes)));
-      });
+      res.on('error', reject);
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, rawHeaders: res.rawHeaders, bytes: Buffer.concat(chunks) }));
     });
     req.on('error', (e: NodeJS.ErrnoException) => {
       // A kept-alive connection the server closed (its idle timeout) just as it was taken for this request:
       // nothing reached the server, so the request is sent once more on a new connection, as Node's
       // documentation of `reusedSocket` advises (reliability/body-budget waits out the idle timeout).
       if (!answered && !retried && req.reusedSocket && e.code === 'ECONNRESET') {
-        nodeHttpRequest(url, method, headers, body, true).then(resolve, reject);
+        keptAliveRequest(url, method, headers, body, true).then(resolve, reject);
         return;
       }
-      failed(e);
+      reject(e);
     });
     req.end(body);
   });
 }
 
+/** One request as fetch makes it over a kept-alive connection; the reply's headers as the server sent them, its body decoded as fetch decodes it. */
+async function nodeHttpRequest(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array | undefined,
+): Promise<Reply> {
+  try {
+    const { status, rawHeaders, bytes } = await keptAliveRequest(url, method, headers, body);
+    const replyHeaders = new ReplyHeaders(rawHeaders);
+    const coding = (replyHeaders.get('content-encoding') ?? '').trim().toLowerCase();
+    let decoded = bytes;
+    if (method !== 'HEAD' && bytes.length > 0) {
+      if (coding === 'gzip' || coding === 'x-gzip') decoded = gunzipSync(bytes);
+      else if (coding === 'deflate') decoded = inflateSync(bytes);
+      else if (coding === 'br') decoded = brotliDecompressSync(bytes);
+    }
+    return replyOf(status, replyHeaders, new TextDecoder().decode(decoded));
+  } catch (cause) {
+    throw new TypeError('fetch failed', { cause });
+  }
+}
+
 /**
  * A request over node:http with kept-alive connections and only the caller's headers, for a test that
  * asks hundreds or thousands of answers in a loop (issue 57): `call` less fetch's request headers, method
- * names, redirects and decoding, which those answers do not need.
+ * names, redirects and decoding, which those answers do not need; the body read as UTF-8 as it came.
  */
 export async function keptAliveCall(baseUrl: string, method: string, path: string, opts: CallOptions = {}): Promise<Reply> {
   const { headers, body } = requestOf(opts);
-  return new Promise<Reply>((resolve, reject) => {
-    const req = http.request(new URL(`${baseUrl}${path}`), { method, headers, agent: keptAlive }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        const replyHeaders = new ReplyHeaders();
-        for (const [name, value] of Object.entries(res.headers)) {
-          for (const one of Array.isArray(value) ? value : [value ?? '']) replyHeaders.append(name, one);
-        }
-        resolve(replyOf(res.statusCode ?? 0, replyHeaders, Buffer.concat(chunks).toString('utf8')));
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  const { status, rawHeaders, bytes } = await keptAliveRequest(new URL(`${baseUrl}${path}`), method, headers, body);
+  return replyOf(status, new ReplyHeaders(rawHeaders), bytes.toString('utf8'));
 }
 
 /** The headers and body a call with `opts` sends (for clients other than fetch, which call uses). */

@@ -1,19 +1,23 @@
 // A capability that exists only in tests (docs/architecture.md, "Adding a capability"): kinds of record
 // of its own (one with lookups, hanging off flags), a writer command, Management API routes, a
-// command-line command, an audit action and an OpenAPI schema, declared here and nowhere else.
+// command-line command, an audit action, an OpenAPI schema and a port it listens on, declared here and
+// nowhere else.
 //
 // The tests list it after the real capabilities through the same derivations as src/capabilities.ts
 // (test/helpers/widgets.ts), and a server, a relay or the command line started with
 // FLAGWIRE_TEST_HOOKS=1 and FLAGWIRE_TEST_CAPABILITY naming this module's URL runs with it as its one
 // registration line (src/capabilities.ts): test/capabilities/served-capability.test.ts. So this module
 // must not import src/capabilities.ts, which loads it.
+import { createServer } from 'node:net';
 import { type Principal, actorFor, tokenProject } from '../../src/actor/audit-actor.js';
+import type { RunningWork } from '../../src/capability/background-work.js';
 import { defineCapability, type ManagementRouteSpec } from '../../src/capability/capability.js';
 import { command } from '../../src/cli-command/cli-command.js';
 import { FlagwireError } from '../../src/errors.js';
 import { requireProjectFlag } from '../../src/flags/flag-lookups.js';
 import { randomId } from '../../src/model/ids.js';
 import { parseJsonObject, type ReceivedBody } from '../../src/model/request-body.js';
+import type { PortSetting } from '../../src/port-setting.js';
 import { compileValidator } from '../../src/model/validation.js';
 import type { NewAuditEntry, StoreWriter } from '../../src/store/interfaces.js';
 import { keyedRecords } from '../../src/store/record-kinds.js';
@@ -173,6 +177,28 @@ const kWidgetCli = [
   }),
 ];
 
+/**
+ * A port the widgets listen on, read from FLAGWIRE_TEST_WIDGET_PORT (0 or unset: none): a listening
+ * service declared in the capability alone, which start-up tries before anything starts as it tries the
+ * sync port (test/capabilities/served-capability.test.ts).
+ */
+const kWidgetPort: PortSetting = {
+  setting: 'FLAGWIRE_TEST_WIDGET_PORT',
+  whenTaken: 'choose another port, or 0 for none',
+  port: () => Number(process.env.FLAGWIRE_TEST_WIDGET_PORT ?? '0'),
+};
+
+/** Listens on `port` until stopped; null (nothing runs) when it is 0. */
+async function listenOnWidgetPort(port: number): Promise<RunningWork | null> {
+  if (port === 0) return null;
+  const server = createServer((socket) => socket.end());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port, exclusive: true }, resolve);
+  });
+  return { stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
 export const kWidgets = defineCapability({
   name: 'widgets',
   databases: ['widgets', 'widgetDrafts'],
@@ -184,6 +210,15 @@ export const kWidgets = defineCapability({
   auditActions: ['widget.create'],
   webhookEvent: 'flag',
   routes: async () => kWidgetRoutes,
+  background: [
+    {
+      name: 'widget port',
+      phase: 'before listening',
+      runsOnRelay: true,
+      listensOn: kWidgetPort,
+      start: async (node) => listenOnWidgetPort(kWidgetPort.port(node.config)),
+    },
+  ],
 });
 
 /** What FLAGWIRE_TEST_CAPABILITY loads (src/capabilities.ts). */

@@ -2,6 +2,7 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { cli } from '../helpers/cli.js';
 import { call } from '../helpers/http.js';
 import { kCli, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
@@ -184,6 +185,33 @@ t.test('a port already in use is refused before the node opens its data director
   const orgs = await cli(data, ['org', 'list']);
   t.equal(orgs.code, 0, orgs.stderr);
   t.strictSame(orgs.json.orgs, [], 'the data directory holds no demo organisation');
+});
+
+t.test("an IPv6 host's taken port is written as a URL writes it, [::1]:port, by start-up's try and by the listen alike", async (t) => {
+  // One rule (src/port-setting.ts): start-up's try wrote `::1:port`, the sync service's listen `[::1]:port`.
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen({ host: '::1', port: 0 }, resolve));
+  t.teardown(() => taken.close());
+  const port = (taken.address() as AddressInfo).port;
+  for (const [setting, env] of [
+    ['FLAGWIRE_PORT (--port)', { FLAGWIRE_PORT: String(port), FLAGWIRE_SYNC_PORT: '0' }],
+    ['FLAGWIRE_SYNC_PORT', { FLAGWIRE_PORT: '0', FLAGWIRE_SYNC_PORT: String(port) }],
+  ] as const) {
+    // Tried before anything starts, and with the try switched off found at listening (uWS's listen, the gRPC server's).
+    for (const untried of [{}, { FLAGWIRE_TEST_HOOKS: '1', FLAGWIRE_TEST_PORTS_UNTRIED: '1' }]) {
+      const r = spawnSync(...plainNode([kCli, 'serve', '--host', '::1']), {
+        env: { ...process.env, FLAGWIRE_DATA: tempDataDir(), FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_LOG_LEVEL: 'warn', ...env, ...untried },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      const when = 'FLAGWIRE_TEST_PORTS_UNTRIED' in untried ? 'at listening' : 'tried first';
+      t.equal(r.status, 2, `${setting}, ${when}: exit 2 (stderr: ${r.stderr})`);
+      const lines = r.stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('{'));
+      t.equal(lines.length, 1, `${setting}, ${when}: one line`);
+      const named = setting.replace(/[()]/g, '\\$&');
+      t.match(lines[0], new RegExp(`^flagwire: invalid ${named}: \\[::1\\]:${port} is already in use`), `${setting}, ${when}: in brackets`);
+    }
+  }
 });
 
 t.test('unknown routes are JSON 404s; the docs page has an anchor for every error', async (t) => {
