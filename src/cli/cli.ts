@@ -20,10 +20,10 @@
 // not some 300 modules; serve from its own (bundle/serve/main.js), whose threads run from theirs. A process given a test's own
 // capability (FLAGWIRE_TEST_CAPABILITY) has commands the derived table lacks, and the capability's
 // module shares Flagwire's modules: it runs main.js for all.
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { CommandSpec } from '../cli-command/args.js';
-import { kTestSwitches } from '../test-switches.js';
 import { answerBeforeRun, type Outcome } from './answers.js';
+import { runsBundled } from './bundled.js';
 
 type Main = typeof import('./main.js');
 
@@ -36,26 +36,10 @@ function commandLineBytes(): Buffer | null {
   }
 }
 
-/**
- * Whether the build's `derived` file is at least as new as the module it is derived from: a tsc run
- * alone (not `npm run build`) leaves the older one behind, and then the modules themselves are run.
- */
-function derivedIsFresh(derived: string, from: string): boolean {
-  try {
-    return statSync(new URL(derived, import.meta.url)).mtimeMs >= statSync(new URL(from, import.meta.url)).mtimeMs;
-  } catch {
-    return false;
-  }
-}
-
 const argv = process.argv.slice(2);
 const io = { env: process.env, commandLine: commandLineBytes(), stdin: process.stdin };
 let outcome: Outcome | null;
-if (
-  kTestSwitches.capabilityModule === null &&
-  derivedIsFresh('./commands.json', './commands.js') &&
-  derivedIsFresh('./bundle/main.js', './main.js')
-) {
+if (runsBundled()) {
   const specs = JSON.parse(readFileSync(new URL('./commands.json', import.meta.url), 'utf8')) as (CommandSpec & {
     longRunning?: boolean;
   })[];

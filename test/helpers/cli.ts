@@ -1,6 +1,7 @@
 // Runs the console against a data dir and checks the --json contract on every call: stdout is exactly
-// one JSON object. A run is made in this process (src/cli/main.ts, the same function the binary runs,
-// with the environment given explicitly): a Node start per command was most of the CLI tests' CPU. The
+// one JSON object. A run is made in this process (src/cli/main.ts, from the build's bundle of it that
+// the binary runs, with the environment given explicitly): a Node start per command was most of the CLI
+// tests' CPU. The
 // real binary (`node dist/src/cli/cli.js ...`) runs where the process itself is what is tested
 // (`process: true`), and where a command reads more of its process than argv and env: bytes that are
 // not UTF-8 on the command line, stdin (user password, unless the test gives its input), a cwd, test-hook
@@ -9,10 +10,8 @@
 // test/cli/cli-binary.test.ts proves both give the same exit status and bytes.
 import { execFile } from 'node:child_process';
 import { Readable } from 'node:stream';
-import { main } from '../../src/cli/main.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
-import { Store } from './store.js';
-import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer-thread/commands.js';
+import type { CommandInput, CommandName, CommandOutput } from '../../src/writer-thread/commands.js';
 import { plainNode } from './plain-process.js';
 import { kCli, kTestWriteTimeout } from './server.js';
 import { exportStore } from './store-export.js';
@@ -92,6 +91,26 @@ function needsProcess(args: readonly CliArg[], options: CliOptions): boolean {
 /** The bound of a console run; it only catches a hang: a command at load 15 on two cores has taken over 15 s. */
 const kCliHangMs = 60_000;
 
+type Main = typeof import('../../src/cli/main.js');
+
+let loadedMain: Promise<Main['main']> | null = null;
+
+/**
+ * main, loaded on the first in-process run: the build's bundle of it where the binary would run that
+ * (src/cli/bundled.ts), else main.js's modules. The bundle is one script V8 caches, about 0.05 CPU s to
+ * load; main.js is some 250 modules, 0.4-0.6 CPU s of a test process, more when loaded under tap's async
+ * hooks (during a test, not before it). A file that never runs the console in this process loads neither.
+ */
+function consoleMain(): Promise<Main['main']> {
+  loadedMain ??= (async () => {
+    const { runsBundled } = await import('../../src/cli/bundled.js');
+    // A specifier tsc does not resolve: the bundle is the build's, made after tsc.
+    const bundle = '../../src/cli/bundle/main.js';
+    return ((await import(runsBundled() ? bundle : '../../src/cli/main.js')) as Main).main;
+  })();
+  return loadedMain;
+}
+
 /** In-process runs go one at a time: each opens and closes the store as a console process would. */
 let inProcessQueue: Promise<unknown> = Promise.resolve();
 
@@ -103,6 +122,7 @@ function runInProcess(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const run = async () => {
     const stdin = Readable.from([Buffer.from(input)]);
+    const main = await consoleMain();
     const o = await main(argv, { env, commandLine: Buffer.from(argv.map((a) => `${a}\0`).join('')), stdin });
     if (o === null) throw new Error(`flagwire ${argv.join(' ')} is long-running: run it with process: true`);
     return o;
@@ -196,6 +216,7 @@ export function parseOneObject(stdout: string): Record<string, unknown> {
 export type RunCommand = <N extends CommandName>(name: N, input: CommandInput<N>, now?: number) => CommandOutput<N>;
 
 export async function inStore<T>(dataDir: string, fn: (run: RunCommand, w: StoreWriter) => T): Promise<T> {
+  const [{ Store }, { runCommand }] = await Promise.all([import('./store.js'), import('../../src/writer-thread/commands.js')]);
   const store = Store.open(dataDir);
   try {
     return store.transact((w) => fn((name, input, now = Date.now()) => runCommand(w, name, input, now), w));
