@@ -65,9 +65,8 @@ const kThreadBundles = [
   { dir: 'events', entries: ['events/events-thread.js'] },
   // A front-end thread (FLAGWIRE_HTTP_THREADS > 1, src/server/frontend-threads.ts): from its modules,
   // each thread's start cost about 0.9 CPU s more, its evaluation workers' included (started from them,
-  // they ran unbundled too). It imports uWebSockets.js, an ES module only, so it loads the ES module
-  // loader anyway and starts from its bundle's module (the others from CommonJS: kThreadStub).
-  { dir: 'frontend', entries: ['server/frontend-thread.js'], module: true },
+  // they ran unbundled too).
+  { dir: 'frontend', entries: ['server/frontend-thread.js'] },
 ];
 /**
  * Each bundled entry's path under dist/src, and its bundle's under the command line's: a thread starts
@@ -75,8 +74,8 @@ const kThreadBundles = [
  * script lists it (importedByUrl).
  */
 const kBundledEntries = new Map(
-  kThreadBundles.flatMap(({ dir, entries, module }) =>
-    entries.map((entry, i) => [entry, `${dir}/${basename(entry, '.js')}.${i === 0 && !module ? 'cjs' : 'js'}`]),
+  kThreadBundles.flatMap(({ dir, entries }) =>
+    entries.map((entry, i) => [entry, `${dir}/${basename(entry, '.js')}.${i === 0 ? 'cjs' : 'js'}`]),
   ),
 );
 
@@ -436,8 +435,40 @@ async function scriptBundle(entry, name, outdir, plugins, stub) {
  */
 const kThreadStub = (outdir) => {
   const storePackages = `./${relative(outdir, join(kBundleDir, kStorePackagesName))}`;
-  return { stubs: ['commonjs'], twins: { [`${storePackages}.js`]: `${storePackages}.cjs` } };
+  return {
+    stubs: ['commonjs'],
+    twins: { [`${storePackages}.js`]: `${storePackages}.cjs` },
+    requireAs: { 'uWebSockets.js': `./${relative(outdir, kUwsTwin)}` },
+  };
 };
+
+/**
+ * uWebSockets.js as CommonJS, for a front-end thread's start from CommonJS: the package (uws-pack) is an ES
+ * module only, which requires its native addon from its own folder by platform, architecture and Node's
+ * ABI. The twin requires that addon, found where Node would find the package; the build checks that each
+ * of the package's exports is the twin's own (one addon, one object in a process).
+ */
+const kUwsTwin = join(kBundleDir, 'uws.cjs');
+async function writeUwsTwin() {
+  writeFileSync(
+    kUwsTwin,
+    [
+      '// Made by scripts/build-cli.mjs (writeUwsTwin): uWebSockets.js, an ES module only, as CommonJS, for a thread',
+      "// started from CommonJS: the package's native addon, required as the package requires it.",
+      "'use strict';",
+      "const { existsSync } = require('node:fs');",
+      "const { join } = require('node:path');",
+      "const addon = ['uws', process.platform, process.arch, process.versions.modules].join('_') + '.node';",
+      "const found = require.resolve.paths('uWebSockets.js').map((dir) => join(dir, 'uWebSockets.js', 'dist', 'bin', addon)).find(existsSync);",
+      "if (found === undefined) throw new Error('uWebSockets.js has no ' + addon + ' for this platform and Node.js');",
+      'module.exports = require(found);',
+      '',
+    ].join('\n'),
+  );
+  const twin = kRequire(kUwsTwin);
+  const differs = Object.entries(await import('uWebSockets.js')).find(([name, value]) => twin[name] !== value);
+  if (differs !== undefined) throw new Error(`${kUwsTwin} is not the package's own addon: its ${differs[0]} is another`);
+}
 
 // serve loads the server, every route and every command: one file, no pieces. Cut into pieces as above
 // (57 files), its main thread spent about 30 ms more of CPU before /health (bench/RESULTS.md, issue 57
@@ -448,10 +479,11 @@ await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kServeDir, [
   entryShared(kServeDir, kServeEntryModules),
   sourceRewrites(kServeDir),
 ]);
-for (const { dir, entries, module } of kThreadBundles) {
+await writeUwsTwin();
+for (const { dir, entries } of kThreadBundles) {
   const outdir = join(kBundleDir, dir);
   const [entry, ...byUrl] = entries.map((path) => join(kSrcDir, path));
-  const stub = module ? undefined : kThreadStub(outdir);
+  const stub = kThreadStub(outdir);
   if (byUrl.length === 0) await scriptBundle(entry, basename(entry, '.js'), outdir, [sourceRewrites(outdir)], stub);
   else await scriptBundle(kByUrlEntry, basename(entry, '.js'), outdir, [sourceRewrites(outdir), importedByUrl(entry, byUrl)], stub);
 }

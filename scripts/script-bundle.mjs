@@ -182,20 +182,22 @@ export async function writeCommonJsRunner() {
 /**
  * `NAME.cjs`, a CommonJS module that runs the script `NAME.script.js`, for a thread's start: a thread
  * that imports no ES module never loads Node's ES module loader, some 8-10 ms of a worker thread's CPU
- * (bench/RESULTS.md, issue 57, item 2). What the script imports statically is required (built-ins and
- * CommonJS packages: an import of anything else fails the build), each as its exports and they as its
- * default export, as an import of a CommonJS module reads; `twins` names the build's own ES modules that
- * the script imports on use and that have a CommonJS twin (the store's packages), required instead. Its
+ * (bench/RESULTS.md, issue 57, item 2). What the script imports statically is required (built-ins,
+ * CommonJS packages, and an ES module's CommonJS twin that `requireAs` names: uWebSockets.js's; anything
+ * else fails the build), each as its exports and they as its default export, as an import of a CommonJS
+ * module reads; `twins` names the build's own ES modules that the script imports on use and that have a
+ * CommonJS twin (the store's packages), required instead. Its
  * exports: where the script exports a default function (a piscina worker's handler), a function that
  * calls it once the script has run; otherwise the promise of the script's exports.
  */
-function commonJsStub(name, specs, exported, outdir, twins) {
+function commonJsStub(name, specs, exported, outdir, twins, requireAs) {
   const require = createRequire(join(outdir, `${name}.cjs`));
-  for (const spec of specs) {
+  const required = specs.map((spec) => requireAs[spec] ?? spec);
+  for (const [i, spec] of required.entries()) {
     try {
       require.resolve(spec);
     } catch {
-      throw new Error(`${name}: its CommonJS module cannot require ${spec}, an ES module (start the thread from its module)`);
+      throw new Error(`${name}: its CommonJS module cannot require ${specs[i]}, an ES module (give it a CommonJS twin: requireAs)`);
     }
   }
   const twinned = Object.entries(twins).map(
@@ -209,7 +211,7 @@ function commonJsStub(name, specs, exported, outdir, twins) {
     "const { pathToFileURL } = require('node:url');",
     'const asImported = (exports) => ({ __proto__: exports, default: exports });',
     'const links = {',
-    `  imports: [${specs.map((spec) => `asImported(require(${JSON.stringify(spec)}))`).join(', ')}],`,
+    `  imports: [${required.map((spec) => `asImported(require(${JSON.stringify(spec)}))`).join(', ')}],`,
     '  meta: { url: pathToFileURL(__filename).href },',
     '  builtin: require,',
     '  bundled: new Map(),',
@@ -226,9 +228,9 @@ function commonJsStub(name, specs, exported, outdir, twins) {
 /**
  * Writes esbuild's output of one bundle (`outputFiles`: the module `name.js` and its map, unwritten) to
  * `outdir` as `name.script.js`, its map, and what runs it (asScript): the ES module `name.js`, the
- * CommonJS module `name.cjs` (commonJsStub, with its `twins`), or both, as `stubs` asks.
+ * CommonJS module `name.cjs` (commonJsStub, with its `twins` and `requireAs`), or both, as `stubs` asks.
  */
-export function writeScriptBundle(outputFiles, name, outdir, { stubs = ['module'], twins = {} } = {}) {
+export function writeScriptBundle(outputFiles, name, outdir, { stubs = ['module'], twins = {}, requireAs = {} } = {}) {
   const js = outputFiles.find((file) => file.path.endsWith(`/${name}.js`)).text;
   const map = outputFiles.find((file) => file.path.endsWith(`/${name}.js.map`)).text;
   const { script, specs, exported } = asScript(name, js);
@@ -236,5 +238,5 @@ export function writeScriptBundle(outputFiles, name, outdir, { stubs = ['module'
   writeFileSync(join(outdir, `${name}.script.js`), script);
   writeFileSync(join(outdir, `${name}.script.js.map`), map);
   if (stubs.includes('module')) writeFileSync(join(outdir, `${name}.js`), moduleStub(name, specs, exported, outdir));
-  if (stubs.includes('commonjs')) writeFileSync(join(outdir, `${name}.cjs`), commonJsStub(name, specs, exported, outdir, twins));
+  if (stubs.includes('commonjs')) writeFileSync(join(outdir, `${name}.cjs`), commonJsStub(name, specs, exported, outdir, twins, requireAs));
 }

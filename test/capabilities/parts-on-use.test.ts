@@ -118,7 +118,10 @@ t.test(
       .filter((l) => l.startsWith(`loaded ${kDist}`))
       .map((l) => l.slice(`loaded ${kDist}`.length));
     t.ok(loaded.includes('cli/bundle/writer/actor.cjs'), "the writer thread ran from the writer's bundle (its CommonJS module)");
-    t.ok(loaded.includes('cli/bundle/frontend/frontend-thread.js'), "the front-end threads ran from the front end's bundle");
+    t.ok(
+      loaded.includes('cli/bundle/frontend/frontend-thread.cjs'),
+      "the front-end threads ran from the front end's bundle (its CommonJS module)",
+    );
     t.notOk(loaded.includes('server/frontend-thread.js'), 'not from its modules');
     // The absences below mean something only if the log names a package's modules whichever way a thread
     // loads one on use: import() (DuckDB's: src/events/export.ts) reaches the module hooks, require()
@@ -172,8 +175,9 @@ t.test(
         'cli/bundle/serve/main.js',
         'cli/bundle/store-packages.cjs',
         'cli/bundle/store-packages.js',
+        'cli/bundle/uws.cjs',
       ],
-      "the main thread ran from the one file of serve, routes and all, every thread from the store packages' script (the threads started from CommonJS by its twin), and the main and front-end threads from pino's and piscina's one file each",
+      "the main thread ran from the one file of serve, routes and all, every thread from the store packages' script (the threads started from CommonJS by its twin), the main and front-end threads from pino's and piscina's one file each, and the front-end threads uWebSockets.js's addon from its CommonJS twin",
     );
     t.notOk(stderr.includes('node_modules/pino/'), "no thread loaded pino's own files");
     // piscina's worker file is its own, found from piscina's place (scripts/build-cli.mjs, kPackagePaths).

@@ -4,7 +4,7 @@
 // for code it never runs (issue 57, item 2). The first test fails where every built-in is imported with
 // the script (the stub names node:http2), as the build did before.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -19,13 +19,13 @@ interface ScriptBundle {
     outputFiles: readonly { path: string; text: string }[],
     name: string,
     outdir: string,
-    stub: { stubs: readonly ('module' | 'commonjs')[]; twins?: Record<string, string> },
+    stub: { stubs: readonly ('module' | 'commonjs')[]; twins?: Record<string, string>; requireAs?: Record<string, string> },
   ): void;
 }
 const { writeScriptBundle } = (await import(`${kRoot}scripts/script-bundle.mjs`)) as ScriptBundle;
 
 /** What runs the script: its ES module (main.js), or its CommonJS module (main.cjs) with `twins`. */
-type Stub = { stubs: ['module'] } | { stubs: ['commonjs']; twins: Record<string, string> };
+type Stub = { stubs: ['module'] } | { stubs: ['commonjs']; twins: Record<string, string>; requireAs?: Record<string, string> };
 
 /**
  * Bundles `files` (entry.js first) as the build does, into `dir`/out as a script and what `stub` asks to
@@ -98,20 +98,23 @@ t.test('a built-in that only code run on use imports is loaded as that code runs
 
 t.test('a thread started from CommonJS runs the script without the ES module loader, and its handler is the default export', async (t) => {
   const dir = tempDir(t);
+  mkdirSync(join(dir, 'out'));
+  // The twin a CommonJS module requires, as the store's packages' is: the promise of what it exports.
+  writeFileSync(join(dir, 'out', 'twin.cjs'), 'module.exports = Promise.resolve({ value: 42 });\n');
+  // A package's CommonJS twin that the script's static import takes, as uWebSockets.js's is.
+  writeFileSync(join(dir, 'out', 'an-es-module.cjs'), "module.exports = { shape: 'round' };\n");
   const main = await scriptOf(
     dir,
     {
       'entry.js':
-        "import { cpus } from 'node:os';\n" +
+        "import { cpus } from 'node:os';\nimport { shape } from 'an-es-module';\n" +
         'export default async function handler(x) {\n' +
         "  const twin = await import('./twin.js');\n" +
-        '  return { x, cores: cpus().length, twin: twin.value, url: import.meta.url, esm: process.moduleLoadList.filter((m) => /esm\\/(translators|module_job)$/.test(m)) };\n}\n',
+        '  return { x, cores: cpus().length, twin: twin.value, shape, url: import.meta.url, esm: process.moduleLoadList.filter((m) => /esm\\/(translators|module_job)$/.test(m)) };\n}\n',
     },
-    { stubs: ['commonjs'], twins: { './twin.js': './twin.cjs' } },
-    ['./twin.js'],
+    { stubs: ['commonjs'], twins: { './twin.js': './twin.cjs' }, requireAs: { 'an-es-module': './an-es-module.cjs' } },
+    ['./twin.js', 'an-es-module'],
   );
-  // The twin a CommonJS module requires, as the store's packages' is: the promise of what it exports.
-  writeFileSync(join(dir, 'out', 'twin.cjs'), 'module.exports = Promise.resolve({ value: 42 });\n');
   const run = spawnSync(
     ...plainNode([
       '-e',
@@ -122,10 +125,11 @@ t.test('a thread started from CommonJS runs the script without the ES module loa
     { encoding: 'utf8' },
   );
   t.equal(run.status, 0, run.stderr);
-  const out = JSON.parse(run.stdout) as { x: number; cores: number; twin: number; url: string; esm: string[] };
+  const out = JSON.parse(run.stdout) as { x: number; cores: number; twin: number; shape: string; url: string; esm: string[] };
   t.equal(out.x, 7, "the module's export calls the script's default export");
   t.ok(out.cores > 0, 'the script has its built-ins');
   t.equal(out.twin, 42, 'an import of a module with a twin takes the twin');
+  t.equal(out.shape, 'round', "a static import of an ES module takes its CommonJS twin's exports");
   t.equal(out.url, pathToFileURL(main).href, "import.meta.url is the module's");
   // Node loads what reads ES modules (their translators, a job per module) at a thread's first ES module.
   t.strictSame(out.esm, [], 'the thread loaded no ES module');
@@ -136,4 +140,6 @@ t.test("the writer thread's module requires no built-in that only code run on us
   t.match(stub, 'require("node:fs")', 'it requires what the writer runs at once');
   for (const builtin of ['node:http', 'node:https', 'node:http2', 'node:zlib'])
     t.notMatch(stub, `"${builtin}"`, `it does not require ${builtin} (the webhook deliverer's, the relay's and the gRPC server's)`);
+  const frontEnd = readFileSync(new URL('../../src/cli/bundle/frontend/frontend-thread.cjs', import.meta.url), 'utf8');
+  t.match(frontEnd, 'require("./../uws.cjs")', "a front-end thread's module requires uWebSockets.js's CommonJS twin");
 });
