@@ -431,14 +431,13 @@ async function scriptBundle(entry, name, outdir, plugins, stub) {
 /**
  * A thread's bundle runs from a CommonJS module, so that the thread loads no ES module loader (some 8-10
  * ms of a worker thread's start, issue 57 item 2): the store's packages, which its script imports on
- * start, from their CommonJS twin (buildStorePackages).
+ * start, from their CommonJS twin (buildStorePackages), and uWebSockets.js from its (writeUwsTwin).
  */
 const kThreadStub = (outdir) => {
   const storePackages = `./${relative(outdir, join(kBundleDir, kStorePackagesName))}`;
   return {
     stubs: ['commonjs'],
-    twins: { [`${storePackages}.js`]: `${storePackages}.cjs` },
-    requireAs: { 'uWebSockets.js': `./${relative(outdir, kUwsTwin)}` },
+    twins: { [`${storePackages}.js`]: `${storePackages}.cjs`, 'uWebSockets.js': `./${relative(outdir, kUwsTwin)}` },
   };
 };
 

@@ -39,16 +39,23 @@ function runOnUse(ast, comments) {
   };
 }
 
+/** Calls `fn` with every node under `node` (acorn-walk is not needed for what the script reads of them). */
+function eachNode(node, fn) {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) eachNode(n, fn);
+    return;
+  }
+  if (typeof node.type === 'string') fn(node);
+  for (const key in node) if (key !== 'type' && typeof node[key] === 'object') eachNode(node[key], fn);
+}
+
 /** Where each name is written in `ast` (every Identifier: a reference, a declaration or a property's name). */
 function namePlaces(ast) {
   const places = new Map();
-  const visit = (node) => {
-    if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) return node.forEach(visit);
+  eachNode(ast.body, (node) => {
     if (node.type === 'Identifier') places.set(node.name, [...(places.get(node.name) ?? []), node.start]);
-    for (const key in node) if (key !== 'type' && typeof node[key] === 'object') visit(node[key]);
-  };
-  visit(ast.body);
+  });
   return places;
 }
 
@@ -123,15 +130,11 @@ function asScript(name, js) {
       throw new Error(`${name}: an export the script cannot return (${node.type})`);
     }
   }
-  // import.meta and import(...) wherever they are: a walk of every node (acorn-walk is not needed for two kinds).
-  const visit = (node) => {
-    if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) return node.forEach(visit);
+  // import.meta and import(...) wherever they are.
+  eachNode(ast.body, (node) => {
     if (node.type === 'MetaProperty' && node.meta.name === 'import') edits.push([node.start, node.end, '__fw.meta']);
     if (node.type === 'ImportExpression') edits.push([node.start, node.start + 'import'.length, '__fw.import']);
-    for (const key in node) if (key !== 'type' && typeof node[key] === 'object') visit(node[key]);
-  };
-  visit(ast.body);
+  });
   for (const [init, assignments] of lazy) edits.push([init.body.start + 1, init.body.start + 1, assignments]);
   let text = body;
   for (const [start, end, replacement] of edits.sort((a, b) => b[0] - a[0])) text = text.slice(0, start) + replacement + text.slice(end);
@@ -182,22 +185,22 @@ export async function writeCommonJsRunner() {
 /**
  * `NAME.cjs`, a CommonJS module that runs the script `NAME.script.js`, for a thread's start: a thread
  * that imports no ES module never loads Node's ES module loader, some 8-10 ms of a worker thread's CPU
- * (bench/RESULTS.md, issue 57, item 2). What the script imports statically is required (built-ins,
- * CommonJS packages, and an ES module's CommonJS twin that `requireAs` names: uWebSockets.js's; anything
- * else fails the build), each as its exports and they as its default export, as an import of a CommonJS
- * module reads; `twins` names the build's own ES modules that the script imports on use and that have a
- * CommonJS twin (the store's packages), required instead. Its
+ * (bench/RESULTS.md, issue 57, item 2). `twins` names the ES modules that have a CommonJS twin to require
+ * instead, whether the script imports them statically (uWebSockets.js) or on use (the store's packages,
+ * whose twin exports the promise of what they export). What the script imports statically is required
+ * (built-ins, CommonJS packages, twins: anything else fails the build), each as its exports and they as
+ * its default export, as an import of a CommonJS module reads. Its
  * exports: where the script exports a default function (a piscina worker's handler), a function that
  * calls it once the script has run; otherwise the promise of the script's exports.
  */
-function commonJsStub(name, specs, exported, outdir, twins, requireAs) {
+function commonJsStub(name, specs, exported, outdir, twins) {
   const require = createRequire(join(outdir, `${name}.cjs`));
-  const required = specs.map((spec) => requireAs[spec] ?? spec);
+  const required = specs.map((spec) => twins[spec] ?? spec);
   for (const [i, spec] of required.entries()) {
     try {
       require.resolve(spec);
     } catch {
-      throw new Error(`${name}: its CommonJS module cannot require ${specs[i]}, an ES module (give it a CommonJS twin: requireAs)`);
+      throw new Error(`${name}: its CommonJS module cannot require ${specs[i]}, an ES module (give it a CommonJS twin: twins)`);
     }
   }
   const twinned = Object.entries(twins).map(
@@ -228,9 +231,9 @@ function commonJsStub(name, specs, exported, outdir, twins, requireAs) {
 /**
  * Writes esbuild's output of one bundle (`outputFiles`: the module `name.js` and its map, unwritten) to
  * `outdir` as `name.script.js`, its map, and what runs it (asScript): the ES module `name.js`, the
- * CommonJS module `name.cjs` (commonJsStub, with its `twins` and `requireAs`), or both, as `stubs` asks.
+ * CommonJS module `name.cjs` (commonJsStub, with its `twins`), or both, as `stubs` asks.
  */
-export function writeScriptBundle(outputFiles, name, outdir, { stubs = ['module'], twins = {}, requireAs = {} } = {}) {
+export function writeScriptBundle(outputFiles, name, outdir, { stubs = ['module'], twins = {} } = {}) {
   const js = outputFiles.find((file) => file.path.endsWith(`/${name}.js`)).text;
   const map = outputFiles.find((file) => file.path.endsWith(`/${name}.js.map`)).text;
   const { script, specs, exported } = asScript(name, js);
@@ -238,5 +241,5 @@ export function writeScriptBundle(outputFiles, name, outdir, { stubs = ['module'
   writeFileSync(join(outdir, `${name}.script.js`), script);
   writeFileSync(join(outdir, `${name}.script.js.map`), map);
   if (stubs.includes('module')) writeFileSync(join(outdir, `${name}.js`), moduleStub(name, specs, exported, outdir));
-  if (stubs.includes('commonjs')) writeFileSync(join(outdir, `${name}.cjs`), commonJsStub(name, specs, exported, outdir, twins, requireAs));
+  if (stubs.includes('commonjs')) writeFileSync(join(outdir, `${name}.cjs`), commonJsStub(name, specs, exported, outdir, twins));
 }

@@ -19,13 +19,13 @@ interface ScriptBundle {
     outputFiles: readonly { path: string; text: string }[],
     name: string,
     outdir: string,
-    stub: { stubs: readonly ('module' | 'commonjs')[]; twins?: Record<string, string>; requireAs?: Record<string, string> },
+    stub: { stubs: readonly ('module' | 'commonjs')[]; twins?: Record<string, string> },
   ): void;
 }
 const { writeScriptBundle } = (await import(`${kRoot}scripts/script-bundle.mjs`)) as ScriptBundle;
 
 /** What runs the script: its ES module (main.js), or its CommonJS module (main.cjs) with `twins`. */
-type Stub = { stubs: ['module'] } | { stubs: ['commonjs']; twins: Record<string, string>; requireAs?: Record<string, string> };
+type Stub = { stubs: ['module'] } | { stubs: ['commonjs']; twins: Record<string, string> };
 
 /**
  * Bundles `files` (entry.js first) as the build does, into `dir`/out as a script and what `stub` asks to
@@ -112,7 +112,7 @@ t.test('a thread started from CommonJS runs the script without the ES module loa
         "  const twin = await import('./twin.js');\n" +
         '  return { x, cores: cpus().length, twin: twin.value, shape, url: import.meta.url, esm: process.moduleLoadList.filter((m) => /esm\\/(translators|module_job)$/.test(m)) };\n}\n',
     },
-    { stubs: ['commonjs'], twins: { './twin.js': './twin.cjs' }, requireAs: { 'an-es-module': './an-es-module.cjs' } },
+    { stubs: ['commonjs'], twins: { './twin.js': './twin.cjs', 'an-es-module': './an-es-module.cjs' } },
     ['./twin.js', 'an-es-module'],
   );
   const run = spawnSync(
