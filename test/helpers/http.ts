@@ -20,6 +20,9 @@ export interface CallOptions {
 // Its idle connections do not hold the process open (node's agent unrefs a kept-alive socket).
 const keptAlive = new http.Agent({ keepAlive: true });
 
+/** A header's value as fetch's Headers holds it: leading and trailing HTTP whitespace dropped. */
+const trimmed = (value: string): string => value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+
 /**
  * A reply's headers as fetch's Headers reads them (names in lower case, the values of one name joined
  * by ", " but Set-Cookie's each apart, in name order), without the global Headers: in Node 20 its first
@@ -33,7 +36,7 @@ class ReplyHeaders implements Headers {
   }
   append(name: string, value: string): void {
     const key = name.toLowerCase();
-    this.#values.set(key, [...(this.#values.get(key) ?? []), value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '')]);
+    this.#values.set(key, [...(this.#values.get(key) ?? []), trimmed(value)]);
   }
   delete(name: string): void {
     this.#values.delete(name.toLowerCase());
@@ -101,8 +104,7 @@ export async function call(baseUrl: string, method: string, path: string, opts: 
   let headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(given.headers)) {
     const lower = name.toLowerCase();
-    const trimmed = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
-    headers[lower] = headers[lower] === undefined ? trimmed : `${headers[lower]}, ${trimmed}`;
+    headers[lower] = headers[lower] === undefined ? trimmed(value) : `${headers[lower]}, ${trimmed(value)}`;
   }
   for (const [name, value] of kFetchHeaders) headers[name] ??= value;
   let body = given.body;
@@ -204,7 +206,7 @@ export async function keptAliveCall(baseUrl: string, method: string, path: strin
   return replyOf(status, new ReplyHeaders(rawHeaders), bytes.toString('utf8'));
 }
 
-/** The headers and body a call with `opts` sends (for clients other than fetch, which call uses). */
+/** The headers and body a call with `opts` sends (`call`, `keptAliveCall`, and clients of other kinds). */
 export function requestOf(opts: CallOptions): { headers: Record<string, string>; body: string | Uint8Array<ArrayBuffer> | undefined } {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
