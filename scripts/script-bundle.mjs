@@ -39,8 +39,8 @@ function runOnUse(ast, comments) {
   };
 }
 
-/** Calls `fn` with every node under `node` (acorn-walk is not needed for what the script reads of them). */
-function eachNode(node, fn) {
+/** Calls `fn` with every node under `node` (acorn-walk is not needed for what the scripts read of them). */
+export function eachNode(node, fn) {
   if (node === null || typeof node !== 'object') return;
   if (Array.isArray(node)) {
     for (const n of node) eachNode(n, fn);
@@ -54,9 +54,29 @@ function eachNode(node, fn) {
 function namePlaces(ast) {
   const places = new Map();
   eachNode(ast.body, (node) => {
-    if (node.type === 'Identifier') places.set(node.name, [...(places.get(node.name) ?? []), node.start]);
+    if (node.type !== 'Identifier') return;
+    const at = places.get(node.name);
+    if (at === undefined) places.set(node.name, [node.start]);
+    else at.push(node.start);
   });
   return places;
+}
+
+/**
+ * `text` with each `[start, end, replacement]` of `edits` (none overlapping) made, in one pass: a bundle
+ * of the whole source takes thousands of edits, and a copy of the text per edit was most of a build's time.
+ */
+export function applyEdits(text, edits) {
+  const parts = [];
+  let at = 0;
+  // Two insertions at one place: the later edit first, as when each was made from the end of the text.
+  const ordered = edits.map((edit, i) => [...edit, i]).sort((a, b) => a[0] - b[0] || b[3] - a[3]);
+  for (const [start, end, replacement] of ordered) {
+    parts.push(text.slice(at, start), replacement);
+    at = end;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
 }
 
 /**
@@ -136,8 +156,7 @@ function asScript(name, js) {
     if (node.type === 'ImportExpression') edits.push([node.start, node.start + 'import'.length, '__fw.import']);
   });
   for (const [init, assignments] of lazy) edits.push([init.body.start + 1, init.body.start + 1, assignments]);
-  let text = body;
-  for (const [start, end, replacement] of edits.sort((a, b) => b[0] - a[0])) text = text.slice(0, start) + replacement + text.slice(end);
+  const text = applyEdits(body, edits);
   const result = `{ ${(exported ?? []).map(([as, local]) => `${JSON.stringify(as)}: ${local}`).join(', ')} }`;
   const script = `(async function (__fw) {"use strict"; ${header.join(' ')}${text}\nreturn ${result};\n})\n//# sourceMappingURL=${name}.script.js.map\n`;
   return { script, specs, exported: (exported ?? []).map(([as]) => as) };
