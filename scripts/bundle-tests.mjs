@@ -13,16 +13,18 @@
 //   of its imports (esbuild's `__esm` wrapper of a module runs it once, and scripts/src-modules.mjs runs
 //   a file's imports in turn), and a test reads its exports live, by property.
 // - A test process holds one copy of each Flagwire module: every file of the copy takes them from the one
-//   script. The packages they import are required where the importing module runs (Node's CommonJS build
-//   of each package, as the command line's bundle takes them: scripts/build-cli.mjs); uWebSockets.js,
-//   an ES module only, from its CommonJS twin (bundle/uws.cjs). TypeBox's module (dist/src/typebox.js, a
-//   script of its own) is imported as it is, with the script.
+//   script. The packages they import are loaded where the importing module runs, as the command line's
+//   bundle loads them (scripts/build-cli.mjs): lmdb and msgpackr from the store packages' script, the
+//   others required (Node's CommonJS build of each), uWebSockets.js, an ES module only, from its CommonJS
+//   twin (bundle/uws.cjs). TypeBox's module (dist/src/typebox.js, a script of its own) is imported as it
+//   is, with the script.
 // - Every URL a file makes of `import.meta.url` is its original's in dist/test/, so what a test starts or
 //   names by path (a helper run as a child process, a capability a server loads, a fixture) is the
 //   original file, which loads dist/src/ as before. A file run alone (`node dist/test/x.test.js`) is the
 //   original too.
 // - Each file's source map leads to its TypeScript, through tsc's map.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'acorn';
@@ -169,6 +171,22 @@ await Promise.all(
 
 // The script: every module of dist/src a test file imports (and what those import), each run on its
 // first use.
+/**
+ * lmdb and msgpackr from the store packages' script (bundle/store-packages.js, scripts/build-cli.mjs), as
+ * the command line's bundle takes them, imported where the importing module runs: cached, and in a file
+ * that runs a command in-process (test/helpers/cli.ts) the same copy as the command's.
+ */
+const kStorePackages = ['lmdb', 'msgpackr'];
+const kStorePackagesModule = relative(kTestRun, join(kSrc, 'cli/bundle/store-packages.js'));
+const kRequire = createRequire(import.meta.url);
+function storePackage(name) {
+  const names = Object.keys(kRequire(name)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+  return [
+    `const required = (await import(${JSON.stringify(kStorePackagesModule)}))[${JSON.stringify(name)}];`,
+    ...names.map((key) => `export const ${key} = required.${key};`),
+    'export default required;',
+  ].join('\n');
+}
 const packages = {
   name: 'required-packages',
   setup(b) {
@@ -177,7 +195,9 @@ const packages = {
       args.path.startsWith('node:') ? undefined : { path: args.path, namespace: 'flagwire-package' },
     );
     b.onLoad({ filter: /.*/, namespace: 'flagwire-package' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path === 'uWebSockets.js' ? relative(kTestRun, kUwsTwin) : args.path)});`,
+      contents: kStorePackages.includes(args.path)
+        ? storePackage(args.path)
+        : `module.exports = require(${JSON.stringify(args.path === 'uWebSockets.js' ? relative(kTestRun, kUwsTwin) : args.path)});`,
       loader: 'js',
     }));
     b.onResolve({ filter: /^\.{1,2}\// }, (args) =>

@@ -33,7 +33,15 @@ t.test("a copy takes Flagwire's modules from the one script, and the original it
   const copied = run(`await import(${JSON.stringify(copy('helpers/world.js'))});`);
   t.equal(copied.stderr.trim(), '', 'the copy loads');
   // TypeBox's module is a script of its own (scripts/bundle-typebox.mjs), run by the scripts' runner.
-  t.strictSame(ours(copied.loaded).sort(), ['cli/bundle-script.js', 'typebox.js'], 'no other module of dist/src is loaded');
+  t.strictSame(
+    ours(copied.loaded).sort(),
+    ['cli/bundle-script.js', 'cli/bundle/store-packages.js', 'typebox.js'],
+    "no other module of dist/src is loaded: lmdb and msgpackr come from the store packages' script",
+  );
+  t.notOk(
+    copied.loaded.some((url) => /node_modules\/lmdb\/.*\.[cm]?js$/.test(url)),
+    "no module of lmdb's package is loaded apart (a command run in-process shares the script's)",
+  );
   t.ok(copied.loaded.includes(copy('src-modules.js')), 'the script is');
   const plain = run(`await import(${JSON.stringify(original('helpers/world.js'))});`);
   t.ok(ours(plain.loaded).includes('writer-thread/commands.js'), 'the original loads the modules one by one');
