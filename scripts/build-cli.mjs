@@ -21,7 +21,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { kScriptRunner, writeCommonJsRunner, writeScriptBundle } from './script-bundle.mjs';
+import { kRequireBanner, kScriptRunner, namedExports, writeCommonJsRunner, writeScriptBundle } from './script-bundle.mjs';
 
 const kCliDir = new URL('../dist/src/cli/', import.meta.url);
 const kBundleDir = new URL('bundle/', kCliDir).pathname;
@@ -174,8 +174,6 @@ const kOneFile = new Map([
   ],
   ['piscina', { outfile: join(kBundleDir, 'piscina.cjs'), unrun: [] }],
 ]);
-/** The keys of a package's exports that a module of ours can export by name (the default apart). */
-const namedExports = (keys) => keys.filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
 /**
  * lmdb and msgpackr, with the packages they require (the native addons' loader, detect-libc, weak-lru-cache,
  * ordered-binary), as one script V8 caches (bundle/store-packages.script.js, scripts/script-bundle.mjs):
@@ -260,7 +258,7 @@ async function buildStorePackages() {
     // The packages' CommonJS require() built-in modules and their native addons, which an ES module has
     // only if it makes a require.
     banner: {
-      js: "import { createRequire as flagwireCreateRequire } from 'node:module'; const require = flagwireCreateRequire(import.meta.url);",
+      js: kRequireBanner,
     },
     plugins: [packagePaths],
   });

@@ -19,7 +19,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { writeScriptBundle } from './script-bundle.mjs';
+import { kRequireBanner, writeScriptBundle } from './script-bundle.mjs';
 
 const kOut = new URL('../dist/node_modules/tap/', import.meta.url);
 mkdirSync(kOut, { recursive: true });
@@ -61,7 +61,7 @@ const { outputFiles } = await build({
   target: 'node20',
   // tap's CommonJS dependencies call require(), which an ES module bundle has only if it makes one.
   banner: {
-    js: "import { createRequire as flagwireCreateRequire } from 'node:module'; const require = flagwireCreateRequire(import.meta.url);",
+    js: kRequireBanner,
   },
   logLevel: 'warning',
 });

@@ -29,7 +29,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'acorn';
 import { build } from 'esbuild';
-import { applyEdits, eachNode, writeScriptBundle } from './script-bundle.mjs';
+import { applyEdits, eachNode, kRequireBanner, namedExports, writeScriptBundle } from './script-bundle.mjs';
 
 const kDist = fileURLToPath(new URL('../dist/', import.meta.url));
 const kTests = join(kDist, 'test');
@@ -180,7 +180,7 @@ const kStorePackages = ['lmdb', 'msgpackr'];
 const kStorePackagesModule = relative(kTestRun, join(kSrc, 'cli/bundle/store-packages.js'));
 const kRequire = createRequire(import.meta.url);
 function storePackage(name) {
-  const names = Object.keys(kRequire(name)).filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+  const names = namedExports(Object.keys(kRequire(name)));
   return [
     `const required = (await import(${JSON.stringify(kStorePackagesModule)}))[${JSON.stringify(name)}];`,
     ...names.map((key) => `export const ${key} = required.${key};`),
@@ -231,7 +231,7 @@ const { outputFiles } = await build({
   ...kOptions,
   // The packages' CommonJS builds are required (required-packages), which an ES module can only with a require of its own.
   banner: {
-    js: "import { createRequire as flagwireCreateRequire } from 'node:module'; const require = flagwireCreateRequire(import.meta.url);",
+    js: kRequireBanner,
   },
   plugins: [loaderTable, packages],
 });

@@ -39,6 +39,16 @@ function runOnUse(ast, comments) {
   };
 }
 
+/**
+ * esbuild's banner for an ES module bundle of CommonJS code: the packages' require() of built-ins, files
+ * and native addons, which an ES module has only if it makes one.
+ */
+export const kRequireBanner =
+  "import { createRequire as flagwireCreateRequire } from 'node:module'; const require = flagwireCreateRequire(import.meta.url);";
+
+/** The keys of a package's exports that a module of ours can export by name (the default apart). */
+export const namedExports = (keys) => keys.filter((key) => /^[A-Za-z_$][\w$]*$/.test(key) && key !== 'default');
+
 /** Calls `fn` with every node under `node` (acorn-walk is not needed for what the scripts read of them). */
 export function eachNode(node, fn) {
   if (node === null || typeof node !== 'object') return;
