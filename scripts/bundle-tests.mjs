@@ -14,7 +14,8 @@
 //   a file's imports in turn), and a test reads its exports live, by property.
 // - A test process holds one copy of each Flagwire module: every file of the copy takes them from the one
 //   script. The packages they import are loaded where the importing module runs, as the command line's
-//   bundle loads them (scripts/build-cli.mjs): lmdb and msgpackr from the store packages' script, the
+//   bundle loads them (scripts/build-cli.mjs): lmdb and msgpackr from the store packages' script (a test
+//   file's own import of them too, through dist/test-run/packages/), the
 //   others required (Node's CommonJS build of each), uWebSockets.js, an ES module only, from its CommonJS
 //   twin (bundle/uws.cjs). TypeBox's module (dist/src/typebox.js, a script of its own) is imported as it
 //   is, with the script.
@@ -40,6 +41,27 @@ const kModulesName = 'src-modules';
 const kTypeBox = join(kSrc, 'typebox.js');
 /** uWebSockets.js as CommonJS (scripts/build-cli.mjs, writeUwsTwin). */
 const kUwsTwin = join(kSrc, 'cli/bundle/uws.cjs');
+
+/**
+ * lmdb and msgpackr from the store packages' script (bundle/store-packages.js, scripts/build-cli.mjs), as
+ * the command line's bundle takes them, wherever a test file or a module of dist/src imports them: cached
+ * (their own ES modules are some 5 MB of source, compiled afresh in each process), and one copy in a
+ * process, which a command run in-process (test/helpers/cli.ts) shares.
+ */
+const kStorePackages = ['lmdb', 'msgpackr'];
+const kRequire = createRequire(import.meta.url);
+/** The module a copy imports for the store package `name`. */
+const storePackageModule = (name) => join(kTestRun, 'packages', `${name}.js`);
+/** A module, at `dir`, whose exports are the store package `name`'s from the store packages' script. */
+function storePackage(name, dir) {
+  const names = namedExports(Object.keys(kRequire(name)));
+  const from = relative(dir, join(kSrc, 'cli/bundle/store-packages.js'));
+  return [
+    `const required = (await import(${JSON.stringify(from)}))[${JSON.stringify(name)}];`,
+    ...names.map((key) => `export const ${key} = required.${key};`),
+    'export default required;',
+  ].join('\n');
+}
 
 function jsFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -104,7 +126,12 @@ const tests = {
       const spec = relative(dirname(copy), path);
       return { path: spec.startsWith('.') ? spec : `./${spec}`, external: true };
     });
-    b.onResolve({ filter: /^[^./]/ }, (args) => (args.kind === 'entry-point' ? undefined : { path: args.path, external: true }));
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.kind === 'entry-point') return undefined;
+      if (!kStorePackages.includes(args.path)) return { path: args.path, external: true };
+      const spec = relative(dirname(copyOf(args.importer)), storePackageModule(args.path));
+      return { path: spec.startsWith('.') ? spec : `./${spec}`, external: true };
+    });
     b.onLoad({ filter: /.*/, namespace: 'flagwire-src' }, (args) => ({
       contents: `module.exports = flagwireSrcModule(${JSON.stringify(args.path)});`,
       loader: 'js',
@@ -169,24 +196,15 @@ await Promise.all(
   }),
 );
 
+// The store packages a test file imports itself (a helper that reads a data dir with lmdb, a test that
+// decodes with msgpackr): a module of each in dist/test-run/packages/, which the copies import.
+for (const name of kStorePackages) {
+  mkdirSync(dirname(storePackageModule(name)), { recursive: true });
+  writeFileSync(storePackageModule(name), `${storePackage(name, dirname(storePackageModule(name)))}\n`);
+}
+
 // The script: every module of dist/src a test file imports (and what those import), each run on its
 // first use.
-/**
- * lmdb and msgpackr from the store packages' script (bundle/store-packages.js, scripts/build-cli.mjs), as
- * the command line's bundle takes them, imported where the importing module runs: cached, and in a file
- * that runs a command in-process (test/helpers/cli.ts) the same copy as the command's.
- */
-const kStorePackages = ['lmdb', 'msgpackr'];
-const kStorePackagesModule = relative(kTestRun, join(kSrc, 'cli/bundle/store-packages.js'));
-const kRequire = createRequire(import.meta.url);
-function storePackage(name) {
-  const names = namedExports(Object.keys(kRequire(name)));
-  return [
-    `const required = (await import(${JSON.stringify(kStorePackagesModule)}))[${JSON.stringify(name)}];`,
-    ...names.map((key) => `export const ${key} = required.${key};`),
-    'export default required;',
-  ].join('\n');
-}
 const packages = {
   name: 'required-packages',
   setup(b) {
@@ -196,7 +214,7 @@ const packages = {
     );
     b.onLoad({ filter: /.*/, namespace: 'flagwire-package' }, (args) => ({
       contents: kStorePackages.includes(args.path)
-        ? storePackage(args.path)
+        ? storePackage(args.path, kTestRun)
         : `module.exports = require(${JSON.stringify(args.path === 'uWebSockets.js' ? relative(kTestRun, kUwsTwin) : args.path)});`,
       loader: 'js',
     }));

@@ -47,6 +47,31 @@ t.test("a copy takes Flagwire's modules from the one script, and the original it
   t.ok(ours(plain.loaded).includes('writer-thread/commands.js'), 'the original loads the modules one by one');
 });
 
+t.test("a test file's own import of lmdb or msgpackr is the store packages' script's", async (t) => {
+  const { stdout, stderr, loaded } = run(
+    [
+      `const { lmdb, msgpackr } = await import(${JSON.stringify(`${kSrc}cli/bundle/store-packages.js`)});`,
+      // store-digest.js (a helper) imports lmdb's open.
+      `const digest = await import(${JSON.stringify(copy('helpers/store-digest.js'))});`,
+      `const lmdbCopy = await import(${JSON.stringify(copy('packages/lmdb.js'))});`,
+      `const msgpackrCopy = await import(${JSON.stringify(copy('packages/msgpackr.js'))});`,
+      'console.log(JSON.stringify({ digest: typeof digest.StoreDigest, open: lmdbCopy.open === lmdb.open, packr: msgpackrCopy.Packr === msgpackr.Packr, default: lmdbCopy.default === lmdb }));',
+    ].join('\n'),
+  );
+  t.equal(stderr.trim(), '', 'it runs');
+  t.strictSame(
+    JSON.parse(stdout),
+    { digest: 'function', open: true, packr: true, default: true },
+    "the copies' packages are the script's exports",
+  );
+  t.notOk(
+    loaded.some((url) => /node_modules\/(lmdb|msgpackr)\/.*\.[cm]?js$/.test(url)),
+    "no module of lmdb's or msgpackr's package is loaded apart",
+  );
+  const copied = readFileSync(new URL('helpers/store-digest.js', kCopies), 'utf8');
+  t.match(copied, /from "\.\.\/packages\/lmdb\.js"/, "the helper's copy imports lmdb from the packages' module");
+});
+
 t.test('a process holds one copy of each module, each run when a file first imports it', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'flagwire-copies-'));
   const { stdout, stderr } = run(
