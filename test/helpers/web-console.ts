@@ -31,6 +31,13 @@ export function ensureChromium(): void {
 }
 
 /**
+ * The features Playwright enables itself (its `chromiumSwitches`): Chromium reads only the last
+ * `--enable-features` it is given, so ours names them too (test/web-console/chromium-launch.test.ts
+ * checks them against Playwright's own list).
+ */
+export const kPlaywrightFeatures = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies'];
+
+/**
  * How Chromium is started, by a test file or by the suite's runner (scripts/run-tests.mjs). The GPU's work
  * and the network service run in the browser's process (`--in-process-gpu`, NetworkServiceInProcess2), not
  * in a process each: the pages render and load as before, and the browser tests' Chromium spent about 7%
@@ -40,7 +47,7 @@ export function ensureChromium(): void {
 export const kChromiumLaunch = {
   executablePath: kChromium,
   headless: true,
-  args: ['--no-sandbox', '--in-process-gpu', '--enable-features=NetworkServiceInProcess2'],
+  args: ['--no-sandbox', '--in-process-gpu', `--enable-features=${[...kPlaywrightFeatures, 'NetworkServiceInProcess2'].join(',')}`],
 };
 
 /**
