@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { kRequireBanner, kScriptRunner, namedExports, writeCommonJsRunner, writeScriptBundle } from './script-bundle.mjs';
+import { kStorePackages, kStorePackagesModule, kStorePackagesName, kUwsTwin, storePackageSource } from './store-packages.mjs';
 
 const kCliDir = new URL('../dist/src/cli/', import.meta.url);
 const kBundleDir = new URL('bundle/', kCliDir).pathname;
@@ -175,16 +176,6 @@ const kOneFile = new Map([
   ['piscina', { outfile: join(kBundleDir, 'piscina.cjs'), unrun: [] }],
 ]);
 /**
- * lmdb and msgpackr, with the packages they require (the native addons' loader, detect-libc, weak-lru-cache,
- * ordered-binary), as one script V8 caches (bundle/store-packages.script.js, scripts/script-bundle.mjs):
- * every thread of a node (main, writer, evaluation workers, events) and every store command loads them,
- * and each compiled their 13 CommonJS files afresh: in a worker thread, `require('lmdb')` and an open
- * cost 38-42 CPU ms, the one file 28-30 and the cached script 17-18 (9 threads each, load 7). A thread
- * takes both from the one script, so lmdb's encoder and ours are one msgpackr.
- */
-const kStorePackages = ['lmdb', 'msgpackr'];
-const kStorePackagesName = 'store-packages';
-/**
  * What the packages find beside their own files, in a file made of them: lmdb's and msgpackr's own paths
  * (lmdb's native addon, compression dictionary and `require` are found from its), msgpackr-extract's
  * folder (its addon) and piscina's (its worker's file), each resolved where the file runs, as Node
@@ -236,6 +227,14 @@ function checkOwnPlaces(js, bundle, unrun = []) {
   }
 }
 
+/**
+ * The store packages (kStorePackages: lmdb and msgpackr), with the packages they require (the native
+ * addons' loader, detect-libc, weak-lru-cache, ordered-binary), as one script V8 caches (bundle/store-packages.script.js, scripts/script-bundle.mjs):
+ * every thread of a node (main, writer, evaluation workers, events) and every store command loads them,
+ * and each compiled their 13 CommonJS files afresh: in a worker thread, `require('lmdb')` and an open
+ * cost 38-42 CPU ms, the one file 28-30 and the cached script 17-18 (9 threads each, load 7). A thread
+ * takes both from the one script, so lmdb's encoder and ours are one msgpackr.
+ */
 async function buildStorePackages() {
   const { outputFiles } = await build({
     stdin: {
@@ -251,7 +250,7 @@ async function buildStorePackages() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    outfile: join(kBundleDir, `${kStorePackagesName}.js`),
+    outfile: kStorePackagesModule,
     write: false,
     sourcemap: true,
     logLevel: 'warning',
@@ -268,22 +267,21 @@ async function buildStorePackages() {
 }
 
 function requiredModule(name, outdir) {
+  if (kStorePackages.includes(name)) return storePackageSource(name, outdir);
   // A package whose exports are a class (piscina) names the rest as its static members, enumerable or not.
   const value = kRequire(name);
   const own =
     typeof value === 'function'
       ? Object.getOwnPropertyNames(value).filter((key) => !['length', 'name', 'prototype', 'arguments', 'caller'].includes(key))
       : Object.keys(value);
-  const names = namedExports(own);
   const file = kOneFile.get(name)?.outfile;
   const spec = file === undefined ? name : `./${relative(outdir, file)}`;
-  const load = kStorePackages.includes(name)
-    ? // Awaited where the importing module runs, as a require would be: a command loads them on use.
-      [
-        `const required = (await import(${JSON.stringify(`./${relative(outdir, join(kBundleDir, `${kStorePackagesName}.js`))}`)}))[${JSON.stringify(name)}];`,
-      ]
-    : ["import { createRequire } from 'node:module';", `const required = createRequire(import.meta.url)(${JSON.stringify(spec)});`];
-  return [...load, ...names.map((key) => `export const ${key} = required.${key};`), 'export default required;'].join('\n');
+  return [
+    "import { createRequire } from 'node:module';",
+    `const required = createRequire(import.meta.url)(${JSON.stringify(spec)});`,
+    ...namedExports(own).map((key) => `export const ${key} = required.${key};`),
+    'export default required;',
+  ].join('\n');
 }
 
 /** The rewrites above, for a bundle made in `outdir`. */
@@ -445,7 +443,6 @@ const kThreadStub = (outdir) => {
  * ABI. The twin requires that addon, found where Node would find the package; the build checks that each
  * of the package's exports is the twin's own (one addon, one object in a process).
  */
-const kUwsTwin = join(kBundleDir, 'uws.cjs');
 async function writeUwsTwin() {
   writeFileSync(
     kUwsTwin,

@@ -25,12 +25,12 @@
 //   original too.
 // - Each file's source map leads to its TypeScript, through tsc's map.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'acorn';
 import { build } from 'esbuild';
-import { applyEdits, eachNode, kRequireBanner, namedExports, writeScriptBundle } from './script-bundle.mjs';
+import { applyEdits, eachNode, kRequireBanner, writeScriptBundle } from './script-bundle.mjs';
+import { kStorePackages, kUwsTwin, storePackageSource } from './store-packages.mjs';
 
 const kDist = fileURLToPath(new URL('../dist/', import.meta.url));
 const kTests = join(kDist, 'test');
@@ -39,29 +39,14 @@ const kTestRun = join(kDist, 'test-run');
 const kModulesName = 'src-modules';
 /** A script of its own, run by its module (scripts/bundle-typebox.mjs): imported as it is. */
 const kTypeBox = join(kSrc, 'typebox.js');
-/** uWebSockets.js as CommonJS (scripts/build-cli.mjs, writeUwsTwin). */
-const kUwsTwin = join(kSrc, 'cli/bundle/uws.cjs');
-
 /**
- * lmdb and msgpackr from the store packages' script (bundle/store-packages.js, scripts/build-cli.mjs), as
- * the command line's bundle takes them, wherever a test file or a module of dist/src imports them: cached
- * (their own ES modules are some 5 MB of source, compiled afresh in each process), and one copy in a
- * process, which a command run in-process (test/helpers/cli.ts) shares.
+ * lmdb and msgpackr from the store packages' script (scripts/store-packages.mjs), as the command line's
+ * bundle takes them, wherever a test file or a module of dist/src imports them: cached (their own ES
+ * modules are some 5 MB of source, compiled afresh in each process), and one copy in a process, which a
+ * command run in-process (test/helpers/cli.ts) shares. A test file's own import of one is of its module
+ * in dist/test-run/packages/.
  */
-const kStorePackages = ['lmdb', 'msgpackr'];
-const kRequire = createRequire(import.meta.url);
-/** The module a copy imports for the store package `name`. */
-const storePackageModule = (name) => join(kTestRun, 'packages', `${name}.js`);
-/** A module, at `dir`, whose exports are the store package `name`'s from the store packages' script. */
-function storePackage(name, dir) {
-  const names = namedExports(Object.keys(kRequire(name)));
-  const from = relative(dir, join(kSrc, 'cli/bundle/store-packages.js'));
-  return [
-    `const required = (await import(${JSON.stringify(from)}))[${JSON.stringify(name)}];`,
-    ...names.map((key) => `export const ${key} = required.${key};`),
-    'export default required;',
-  ].join('\n');
-}
+const packageModule = (name) => join(kTestRun, 'packages', `${name}.js`);
 
 function jsFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -129,7 +114,7 @@ const tests = {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
       if (!kStorePackages.includes(args.path)) return { path: args.path, external: true };
-      const spec = relative(dirname(copyOf(args.importer)), storePackageModule(args.path));
+      const spec = relative(dirname(copyOf(args.importer)), packageModule(args.path));
       return { path: spec.startsWith('.') ? spec : `./${spec}`, external: true };
     });
     b.onLoad({ filter: /.*/, namespace: 'flagwire-src' }, (args) => ({
@@ -199,8 +184,8 @@ await Promise.all(
 // The store packages a test file imports itself (a helper that reads a data dir with lmdb, a test that
 // decodes with msgpackr): a module of each in dist/test-run/packages/, which the copies import.
 for (const name of kStorePackages) {
-  mkdirSync(dirname(storePackageModule(name)), { recursive: true });
-  writeFileSync(storePackageModule(name), `${storePackage(name, dirname(storePackageModule(name)))}\n`);
+  mkdirSync(dirname(packageModule(name)), { recursive: true });
+  writeFileSync(packageModule(name), `${storePackageSource(name, dirname(packageModule(name)))}\n`);
 }
 
 // The script: every module of dist/src a test file imports (and what those import), each run on its
@@ -214,7 +199,7 @@ const packages = {
     );
     b.onLoad({ filter: /.*/, namespace: 'flagwire-package' }, (args) => ({
       contents: kStorePackages.includes(args.path)
-        ? storePackage(args.path, kTestRun)
+        ? storePackageSource(args.path, kTestRun)
         : `module.exports = require(${JSON.stringify(args.path === 'uWebSockets.js' ? relative(kTestRun, kUwsTwin) : args.path)});`,
       loader: 'js',
     }));
