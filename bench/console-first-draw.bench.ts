@@ -1,10 +1,10 @@
 // The web console's flag page, first drawn in Chromium (issue 56, item 5): a flag whose rule uses every
 // operator of the rule builder, with rolled-back rollouts (a timeline, an earlier one, the start form's
-// steps table), opened by a fresh load each time; each build of the browser modules side by side, loads
+// steps table), opened by a fresh load each time; each build of the browser code side by side, loads
 // interleaved, so one moment's load on the machine falls on every build alike. Each build has its own
-// front on the loopback: its modules from disk and the page that preloads them, as the server makes it
-// (assets.ts consolePage, with the server's Content-Security-Policy, so a build that needs what the
-// policy refuses fails here), everything else (the API) passed to the one server. Not
+// front on the loopback: its script or modules from disk and the page that loads them (assets.ts
+// kConsolePage, with the server's Content-Security-Policy, so a build that needs what the policy refuses
+// fails here), everything else (the API) passed to the one server. Not
 // Chromium's request interception: it adds about 100 ms to a load of the console's 39 modules, which
 // would swamp a difference in how many there are.
 //
@@ -13,9 +13,11 @@
 // bytes are the script files the load fetched, raw and gzipped file by file, as a server would send them.
 //
 // Run: npm run build && node dist/bench/console-first-draw.bench.js [--loads 15] [--rtt MS] [NAME=DIR ...]
-// NAME=DIR: a folder of the browser modules as the server would serve them (.js files); NAME=DIR:no-preload:
-// the same, its page without the modulepreload links (as before they were added); none given: the build
-// in dist/src/web-console/browser alone.
+// NAME=DIR: a folder of what a build serves: the console's one script (console.js, as the server serves it
+// since issue 57's tenth round: the page is assets.ts' kConsolePage), or the browser modules tsc writes
+// (.js files, app.js first: the page preloads every module app.js reaches, as the server's did before);
+// NAME=DIR:no-preload: modules without the preload links. None given: this build's script
+// (dist/src/web-console) beside its modules (dist/src/web-console/browser).
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +26,7 @@ import { gzipSync } from 'node:zlib';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { consolePage, importedModules, kPageHeaders } from '../src/web-console/assets.js';
+import { kConsolePage, kPageHeaders } from '../src/web-console/assets.js';
 import { call } from '../test/helpers/http.js';
 import { startTestServer } from '../test/helpers/server.js';
 import { demoPassword, demoSecret, kDemoOwner, launchChromium, signedInPage } from '../test/helpers/web-console.js';
@@ -36,7 +38,11 @@ const rttAt = args.indexOf('--rtt');
 // A round trip added to every request by Chromium's network emulation: the loopback has none, a user's network has.
 const kRttMs = rttAt === -1 ? 0 : Number(args[rttAt + 1]);
 const named = args.filter((a) => a.includes('='));
-const builds = (named.length > 0 ? named : [`dist=${fileURLToPath(new URL('../src/web-console/browser/', import.meta.url))}`]).map((a) => {
+const kThisBuild = [
+  `script=${fileURLToPath(new URL('../src/web-console/', import.meta.url))}`,
+  `modules=${fileURLToPath(new URL('../src/web-console/browser/', import.meta.url))}`,
+];
+const builds = (named.length > 0 ? named : kThisBuild).map((a) => {
   const [name, spec] = a.split('=') as [string, string];
   const preload = !spec.endsWith(':no-preload');
   return { name, dir: preload ? spec : spec.slice(0, -':no-preload'.length), preload };
@@ -186,14 +192,40 @@ try {
   for (const stop of stops.reverse()) await stop();
 }
 
+/** The modules app.js imports, directly or not, sorted. */
+function importedModules(sources: ReadonlyMap<string, string>): string[] {
+  // tsc's static imports of a sibling (`import ... from './x.js'`, `export ... from './x.js'`, `import './x.js'`).
+  const siblingImport = /(?:\bfrom|^import)\s*'\.\/([\w-]+\.js)'/gm;
+  const found = new Set<string>();
+  const visit = (name: string) => {
+    for (const [, imported] of (sources.get(name) ?? '').matchAll(siblingImport)) {
+      if (!found.has(imported!)) {
+        found.add(imported!);
+        visit(imported!);
+      }
+    }
+  };
+  visit('app.js');
+  return [...found].sort();
+}
+
+/** The page a build of modules is loaded from: kConsolePage with app.js for its script, and a preload link for each of `preloaded`. */
+function modulesPage(preloaded: readonly string[]): string {
+  const links = preloaded.map((name) => `<link rel="modulepreload" href="/console/assets/${name}">\n`).join('');
+  const script = '<script type="module" src="/console/assets/console.js"></script>\n';
+  if (!kConsolePage.includes(script)) throw new Error("assets.ts' page no longer loads console.js as this bench reads it");
+  return kConsolePage.replace(script, `<script type="module" src="/console/assets/app.js"></script>\n${links}`);
+}
+
 /**
- * A front for one build on the loopback: the page, preloading the build's modules or (`preload` false)
- * none, /console/assets/*.js from `dir` (each name served kept in `files`), every other request passed
- * to the server at `port` as it came, its Host too, which the console's origin check reads.
+ * A front for one build on the loopback: the page (the server's for a build with console.js; for
+ * modules, app.js preloading what it reaches or, `preload` false, nothing), /console/assets/*.js from
+ * `dir` (each name served kept in `files`), every other request passed to the server at `port` as it
+ * came, its Host too, which the console's origin check reads.
  */
 async function frontFor(port: number, dir: string, preload: boolean, files: Set<string>): Promise<{ server: Server; base: string }> {
   const sources = new Map(readdirSync(dir).flatMap((f) => (f.endsWith('.js') ? [[f, readFileSync(join(dir, f), 'utf8')] as const] : [])));
-  const page = consolePage(preload ? importedModules(sources) : []);
+  const page = sources.has('console.js') ? kConsolePage : modulesPage(preload ? importedModules(sources) : []);
   const front = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://front').pathname;
     if (req.method === 'GET' && (path === '/console' || path === '/console/')) {

@@ -1,33 +1,45 @@
-// The console's browser modules as the server serves them (dist/src/web-console/browser/*.js, listed by
-// src/web-console/assets.ts): each imports only its siblings, the only scripts a browser can fetch from
-// /console/assets/. A value imported from the server's code would reach the browser as a 404; a type
-// imported from it (views.ts) is erased by tsc and must stay so. The page preloads exactly the modules
-// app.js reaches (assets.ts importedModules, read here with TypeScript's own scanner).
-import { readdirSync, readFileSync } from 'node:fs';
+// The console's browser code as the server serves it (src/web-console/assets.ts): the modules tsc writes
+// (dist/src/web-console/browser/*.js) import only their siblings, a type from the server's code
+// (views.ts) is erased by tsc and must stay so, and esbuild bundles app.js with everything it reaches into
+// the one script the page loads (scripts/bundle-console.mjs), which refuses a module that imports anything
+// else: server code never reaches a page.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import ts from 'typescript';
-import { loadAssets } from '../../../src/web-console/assets.js';
+import { kConsolePage, loadAssets } from '../../../src/web-console/assets.js';
 
 const kServed = new URL('../../../src/web-console/browser/', import.meta.url);
+const kRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 
-t.test('every served browser module imports only served browser modules', async (t) => {
+/** What scripts/bundle-console.mjs exports (a JavaScript module: its shape is declared here). */
+interface ConsoleBundle {
+  bundleConsole(options: {
+    entry?: string;
+    outfile?: string;
+    write?: boolean;
+  }): Promise<{ outputFiles?: { path: string; text: string }[] }>;
+}
+const { bundleConsole } = (await import(`${kRoot}scripts/bundle-console.mjs`)) as ConsoleBundle;
+
+/** TypeScript's own scanner: static imports, re-exports and import() calls, never a string that looks like one. */
+const importsOf = (text: string) => ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
+
+t.test('every browser module imports only browser modules', async (t) => {
   const served = readdirSync(kServed).filter((name) => name.endsWith('.js'));
-  t.ok(served.includes('app.js') && served.includes('views.js'), 'the build put the modules where the server reads them');
+  t.ok(served.includes('app.js') && served.includes('views.js'), 'the build put the modules where the bundle reads them');
   for (const name of served) {
-    // TypeScript's own scanner: static imports, re-exports and import() calls, never a string that looks like one.
-    const { importedFiles } = ts.preProcessFile(readFileSync(new URL(name, kServed), 'utf8'), true, true);
-    const specifiers = importedFiles.map((f) => f.fileName);
-    const foreign = specifiers.filter((s) => !(s.startsWith('./') && served.includes(s.slice(2))));
+    const foreign = importsOf(readFileSync(new URL(name, kServed), 'utf8')).filter(
+      (s) => !(s.startsWith('./') && served.includes(s.slice(2))),
+    );
     t.same(foreign, [], `${name} imports nothing but its siblings`);
   }
 });
 
-t.test('the page preloads every module app.js imports, directly or not, and no other', async (t) => {
-  const imports = (name: string) =>
-    ts.preProcessFile(readFileSync(new URL(name, kServed), 'utf8'), true, true).importedFiles.map((f) => f.fileName.slice(2));
+t.test('the page loads one script: every module app.js reaches, bundled, with a map to their TypeScript', async (t) => {
   const reached = new Set<string>();
   const visit = (name: string) => {
-    for (const imported of imports(name)) {
+    for (const imported of importsOf(readFileSync(new URL(name, kServed), 'utf8')).map((s) => s.slice(2))) {
       if (!reached.has(imported)) {
         reached.add(imported);
         visit(imported);
@@ -35,12 +47,39 @@ t.test('the page preloads every module app.js imports, directly or not, and no o
     }
   };
   visit('app.js');
-  const page = loadAssets().page.toString('utf8');
-  const preloaded = [...page.matchAll(/<link rel="modulepreload" href="\/console\/assets\/([^"]+)">/g)].map((m) => m[1]);
   t.ok(reached.has('rule-controls.js') && reached.size > 30, 'the walk reaches the leaves');
-  t.same(preloaded, [...reached].sort());
-  t.notOk(preloaded.includes('views.js'), 'types only: nothing imports it once compiled');
-  t.ok(page.indexOf('<script type="module" src="/console/assets/app.js">') < page.indexOf('modulepreload'), 'the app first');
+  t.notOk(reached.has('views.js'), 'types only: nothing imports it once compiled');
+
+  const { page, files } = loadAssets();
+  t.equal(page.toString('utf8'), kConsolePage);
+  t.same(
+    [...kConsolePage.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]),
+    ['<script type="module" src="/console/assets/console.js">'],
+    'one script, the bundle',
+  );
+  t.notOk(kConsolePage.includes('modulepreload'), 'nothing to preload');
+  t.same([...files.keys()].sort(), ['console.css', 'console.js', 'console.js.map'], 'what /console/assets/ serves');
+
+  const script = files.get('console.js')!.body.toString('utf8');
+  t.same(importsOf(script), [], 'the script imports nothing');
+  t.match(script, /\n\/\/# sourceMappingURL=console\.js\.map\n?$/, 'it names its map');
+  const map = JSON.parse(files.get('console.js.map')!.body.toString('utf8')) as { sources: string[]; sourcesContent: string[] };
+  const bundled = map.sources.map((s) => s.replace(/^.*\/src\/web-console\/browser\//, '').replace(/\.ts$/, '.js'));
+  t.same([...bundled].sort(), ['app.js', ...reached].sort(), "the map's sources: app.js and every module it reaches, as TypeScript");
+  t.equal(map.sourcesContent.length, map.sources.length, 'each with its text, for the browser to show');
+});
+
+t.test('a browser module that imports server code fails the bundle, naming the import', async (t) => {
+  // dist/ is the build's, and git-ignored.
+  const dir = mkdtempSync(`${kRoot}dist/console-probes-`);
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const probe = `${dir}/probe.js`;
+  writeFileSync(probe, `import { kRoutes } from '../src/routes/route-table.js';\nexport const routes = kRoutes;\n`);
+  const failure = await bundleConsole({ entry: probe, outfile: `${dir}/out.js`, write: false }).then(
+    () => null,
+    (err: Error) => err.message,
+  );
+  t.match(failure, "imports '../src/routes/route-table.js', which is not a browser module of the console");
 });
 
 t.test('views.js, the server types the pages read, is empty of code once compiled', async (t) => {
