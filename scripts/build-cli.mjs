@@ -22,10 +22,9 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { kRequireBanner, kScriptRunner, namedExports, writeCommonJsRunner, writeScriptBundle } from './script-bundle.mjs';
-import { kStorePackages, kStorePackagesModule, kStorePackagesName, kUwsTwin, storePackageSource } from './store-packages.mjs';
+import { kBundleDir, kStorePackages, kStorePackagesModule, kStorePackagesName, kUwsTwin, storePackageSource } from './store-packages.mjs';
 
 const kCliDir = new URL('../dist/src/cli/', import.meta.url);
-const kBundleDir = new URL('bundle/', kCliDir).pathname;
 
 const { kCliCommands } = await import(new URL('commands.js', kCliDir).href);
 // longRunning too: the entry runs a long-running command (serve) from its own bundle.
@@ -229,11 +228,12 @@ function checkOwnPlaces(js, bundle, unrun = []) {
 
 /**
  * The store packages (kStorePackages: lmdb and msgpackr), with the packages they require (the native
- * addons' loader, detect-libc, weak-lru-cache, ordered-binary), as one script V8 caches (bundle/store-packages.script.js, scripts/script-bundle.mjs):
- * every thread of a node (main, writer, evaluation workers, events) and every store command loads them,
- * and each compiled their 13 CommonJS files afresh: in a worker thread, `require('lmdb')` and an open
- * cost 38-42 CPU ms, the one file 28-30 and the cached script 17-18 (9 threads each, load 7). A thread
- * takes both from the one script, so lmdb's encoder and ours are one msgpackr.
+ * addons' loader, detect-libc, weak-lru-cache, ordered-binary), as one script V8 caches
+ * (bundle/store-packages.script.js, scripts/script-bundle.mjs): every thread of a node (main, writer,
+ * evaluation workers, events) and every store command loads them, and each compiled their 13 CommonJS
+ * files afresh: in a worker thread, `require('lmdb')` and an open cost 38-42 CPU ms, the one file 28-30
+ * and the cached script 17-18 (9 threads each, load 7). A thread takes both from the one script, so
+ * lmdb's encoder and ours are one msgpackr.
  */
 async function buildStorePackages() {
   const { outputFiles } = await build({

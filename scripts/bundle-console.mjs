@@ -10,13 +10,13 @@
 // A browser module may import only its siblings (the server's code only as types, which tsc erases):
 // an import of anything else fails the bundle, naming the module and what it imports, so server code
 // never reaches a page.
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
-const kBrowser = fileURLToPath(new URL('../dist/src/web-console/browser/', import.meta.url));
+const kBrowser = fileURLToPath(new URL('../dist/src/web-console/browser', import.meta.url));
 /** Where the server reads the script and its map (src/web-console/assets.ts). */
-export const kConsoleScript = fileURLToPath(new URL('../dist/src/web-console/console.js', import.meta.url));
+const kConsoleScript = fileURLToPath(new URL('../dist/src/web-console/console.js', import.meta.url));
 
 const browserOnly = {
   name: 'browser-only',
@@ -24,7 +24,7 @@ const browserOnly = {
     b.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
       const path = /^\.{1,2}\//.test(args.path) ? resolve(args.resolveDir, args.path) : args.path;
-      if (dirname(path) === kBrowser.replace(/\/$/, '')) return undefined;
+      if (dirname(path) === kBrowser) return undefined;
       const importer = relative(kBrowser, args.importer);
       return { errors: [{ text: `${importer} imports '${args.path}', which is not a browser module of the console` }] };
     });
@@ -35,7 +35,7 @@ const browserOnly = {
  * Bundles `entry` (app.js unless given) and what it imports into `outfile` with its map; `write: false`
  * answers esbuild's result without writing. A module that imports anything but a browser module fails.
  */
-export function bundleConsole({ entry = `${kBrowser}app.js`, outfile = kConsoleScript, write = true } = {}) {
+export function bundleConsole({ entry = join(kBrowser, 'app.js'), outfile = kConsoleScript, write = true } = {}) {
   return build({
     entryPoints: [entry],
     outfile,

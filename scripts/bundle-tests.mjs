@@ -87,6 +87,11 @@ function forCopy(text, path, copy, { srcImports = true } = {}) {
 }
 
 const copyOf = (path) => resolve(kTestRun, relative(kTests, path));
+/** How the file at `from` imports the file at `to`: a relative specifier. */
+function importPath(from, to) {
+  const spec = relative(dirname(from), to);
+  return spec.startsWith('.') ? spec : `./${spec}`;
+}
 const kRegistry = join(kTestRun, `${kModulesName}.js`);
 
 // The test files, each bundled alone: a file of dist/test it imports stays an import (of its copy), any
@@ -107,15 +112,12 @@ const tests = {
       }
       const path = resolve(args.resolveDir, args.path);
       if (inside(kTests, path) && path.endsWith('.js')) return { path: args.path, external: true };
-      const copy = copyOf(args.importer);
-      const spec = relative(dirname(copy), path);
-      return { path: spec.startsWith('.') ? spec : `./${spec}`, external: true };
+      return { path: importPath(copyOf(args.importer), path), external: true };
     });
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
       if (!kStorePackages.includes(args.path)) return { path: args.path, external: true };
-      const spec = relative(dirname(copyOf(args.importer)), packageModule(args.path));
-      return { path: spec.startsWith('.') ? spec : `./${spec}`, external: true };
+      return { path: importPath(copyOf(args.importer), packageModule(args.path)), external: true };
     });
     b.onLoad({ filter: /.*/, namespace: 'flagwire-src' }, (args) => ({
       contents: `module.exports = flagwireSrcModule(${JSON.stringify(args.path)});`,

@@ -6,7 +6,8 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { namedExports } from './script-bundle.mjs';
 
-const kBundleDir = fileURLToPath(new URL('../dist/src/cli/bundle/', import.meta.url));
+/** Where build-cli.mjs writes the command line's, serve's and the threads' bundles, and these packages' files. */
+export const kBundleDir = fileURLToPath(new URL('../dist/src/cli/bundle/', import.meta.url));
 const kRequire = createRequire(new URL('../package.json', import.meta.url));
 
 /**
