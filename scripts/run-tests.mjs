@@ -48,7 +48,13 @@ const kAllOutput = process.env.FLAGWIRE_TEST_OUTPUT === 'all';
 // machine) pays about 80 ms of CPU per Node process (`node -e 0`: 118 against 36 ms, 10 runs each), some
 // 15% of a test server's start. No test needs it: what the files start talks to each other over
 // 127.0.0.1, and nothing reaches a host outside.
-const { NODE_EXTRA_CA_CERTS: _hostCas, ...kFileEnv } = process.env;
+const { NODE_EXTRA_CA_CERTS: _hostCas, ...kHostEnv } = process.env;
+// Console passwords hashed at scrypt's N = 2^10 instead of 2^15 (src/test-switches.ts), in the files and
+// in every server and command they start: about 3 ms and 1 MiB a hash instead of 0.1 s and 32 MiB. The
+// suite's sign-ins, demo starts and password commands made scrypt the largest single item of its CPU
+// (2.5% of a whole run's samples under `perf record -a`, page faults aside). A hash names its cost, so
+// nothing a test checks depends on it; test/model/passwords.test.ts checks the real cost.
+const kFileEnv = { FLAGWIRE_TEST_PASSWORD_COST: '10', ...kHostEnv };
 const kTimes = process.env.FLAGWIRE_TEST_TIMES === '1';
 const timesDir = kTimes ? mkdtempSync(join(tmpdir(), 'flagwire-test-times-')) : null;
 

@@ -46,7 +46,18 @@ export interface TestSwitches {
    * threads and a relay's follower running (test/relay/relay-ports.test.ts).
    */
   readonly portsUntried: boolean;
+  /**
+   * FLAGWIRE_TEST_PASSWORD_COST (a whole number from 1 to 14): console passwords are hashed with scrypt's
+   * N = 2^this instead of 2^15 (src/model/passwords.ts). The test runner sets it for every file, as test
+   * suites of password-keeping services lower their hash's cost: a hash at the real cost is about 0.1 s of
+   * CPU and 32 MiB, and the suite's sign-ins, demo starts and password commands made it the largest single
+   * item of the suite's CPU. A hash names its own cost, so either kind verifies wherever it is read.
+   */
+  readonly passwordCostLog2: number | null;
 }
+
+/** What FLAGWIRE_TEST_PASSWORD_COST may be: a cost below the real one (any other value is ignored). */
+const kLowerPasswordCosts = new Set(Array.from({ length: 14 }, (_, i) => String(i + 1)));
 
 /** The FLAGWIRE_TEST_* switches of `env` (see TestSwitches). */
 export function readTestSwitches(env: NodeJS.ProcessEnv): TestSwitches {
@@ -65,6 +76,7 @@ export function readTestSwitches(env: NodeJS.ProcessEnv): TestSwitches {
     capabilityModule: (hooks && env.FLAGWIRE_TEST_CAPABILITY) || null,
     eventsCrashBatchId: (hooks && env.FLAGWIRE_TEST_EVENTS_CRASH_BATCH_ID) || null,
     portsUntried: hooks && env.FLAGWIRE_TEST_PORTS_UNTRIED === '1',
+    passwordCostLog2: kLowerPasswordCosts.has(env.FLAGWIRE_TEST_PASSWORD_COST ?? '') ? Number(env.FLAGWIRE_TEST_PASSWORD_COST) : null,
   });
 }
 

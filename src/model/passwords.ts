@@ -4,17 +4,34 @@
 // Stored as `scrypt$N$r$p$<salt base64>$<key base64>`, so the cost can be raised later and old hashes
 // still verify with the parameters they were made with. N = 2^15, r = 8: 32 MiB and about 0.1 s per hash,
 // OWASP's scrypt recommendation; hashing runs on libuv's thread pool (async), never on the event loop.
+// The test suite hashes at a lower N (FLAGWIRE_TEST_PASSWORD_COST, src/test-switches.ts); a hash names
+// its cost, so verifying never depends on it.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { kTestSwitches, type TestSwitches } from '../test-switches.js';
 
 export const kMinPasswordLength = 12;
 /** Long enough for any passphrase; bounds the work a sign-in request can ask for. */
 export const kMaxPasswordLength = 1024;
 
-const kCost = { N: 2 ** 15, r: 8, p: 1 } as const;
+/** scrypt's cost parameters. */
+export interface PasswordCost {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
+
+const kRealCost: PasswordCost = { N: 2 ** 15, r: 8, p: 1 };
+
+/** The cost new hashes are made with: the real one, unless the test suite's switch lowers N. */
+export function passwordCost(switches: Pick<TestSwitches, 'passwordCostLog2'>): PasswordCost {
+  return switches.passwordCostLog2 === null ? kRealCost : { ...kRealCost, N: 2 ** switches.passwordCostLog2 };
+}
+
+const kCost = passwordCost(kTestSwitches);
 const kKeyBytes = 32;
 const kSaltBytes = 16;
-/** scrypt needs 128 * N * r bytes (32 MiB here); Node's default cap is exactly that, so allow twice it. */
-const kMaxMem = 2 * 128 * kCost.N * kCost.r;
+/** scrypt needs 128 * N * r bytes (32 MiB at the real cost); Node's default cap is exactly that, so allow twice it. */
+const kMaxMem = 2 * 128 * kRealCost.N * kRealCost.r;
 
 /** Why `password` cannot be used, or null. Length counts characters (code points), as people do. */
 export function passwordProblem(password: string): string | null {
