@@ -23,7 +23,7 @@ import { FrontendThreads } from './frontend-threads.js';
 import { listenExclusive, portsProblem } from './listen.js';
 import { createLogger } from './logger.js';
 import { randomId } from '../model/ids.js';
-import { hashPassword } from '../model/passwords.js';
+import { hashPassword, passwordCost } from '../model/passwords.js';
 
 export interface RunningServer {
   port: number;
@@ -152,6 +152,13 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   // Only now say so: a supervisor (or a test) that signals as soon as it reads the line must find the
   // handlers installed, not the default action, which ends the process without draining or closing the store.
   log.info({ host: config.host, port, dataDir: config.dataDir, httpThreads: config.httpThreads }, 'flagwire listening');
+  // The suite's switch for cheap password hashes is said where an operator reads that the node started:
+  // a hash made under it stays as weak as it was made.
+  if (kTestSwitches.passwordCostLog2 !== null)
+    log.warn(
+      { scryptN: passwordCost(kTestSwitches).N },
+      'console passwords are hashed at a test cost (FLAGWIRE_TEST_PASSWORD_COST): never set it in production',
+    );
   if (seed) printDemo(seed, `http://${config.host}:${port}`, config, demoPassword);
   process.stdout.write(`Flagwire listening on http://${config.host}:${port} (data: ${config.dataDir})\n`);
   return { port, close };

@@ -92,6 +92,29 @@ t.test('serve --demo on a data dir with data seeds nothing', async (t) => {
   t.notMatch(second.output(), /fw_/);
 });
 
+t.test("the suite's password cost switch is logged as a warning at start, and nothing when it is off", async (t) => {
+  const [on, off] = await Promise.all([
+    startTestServer({ env: { FLAGWIRE_TEST_PASSWORD_COST: '10' } }),
+    startTestServer({ env: { FLAGWIRE_TEST_PASSWORD_COST: '' } }),
+  ]);
+  t.teardown(() => Promise.all([on.stop(), off.stop()]));
+  // Both stopped and their output read to its end, so that the second one's silence is all it wrote.
+  for (const server of [on, off]) {
+    const closed = new Promise((resolve) => server.proc.once('close', resolve));
+    t.equal(await server.stop(), 0);
+    await closed;
+  }
+  const warning = on
+    .logs()
+    .split('\n')
+    .filter((line) => line.includes('FLAGWIRE_TEST_PASSWORD_COST'))
+    .map((line) => JSON.parse(line) as { level: number; scryptN: number });
+  t.equal(warning.length, 1, 'one line');
+  t.equal(warning[0]?.level, 40, 'a warning');
+  t.equal(warning[0]?.scryptN, 1024);
+  t.notMatch(off.logs(), /FLAGWIRE_TEST_PASSWORD_COST/, 'off: not said');
+});
+
 t.test('a bad setting stops start-up with one line naming it and exit code 2', async (t) => {
   const cases: [Record<string, string>, RegExp][] = [
     [{ FLAGWIRE_PORT: '70000' }, /FLAGWIRE_PORT/],
