@@ -27,7 +27,8 @@ export function passwordCost(switches: Pick<TestSwitches, 'passwordCostLog2'>): 
   return switches.passwordCostLog2 === null ? kRealCost : { ...kRealCost, N: 2 ** switches.passwordCostLog2 };
 }
 
-const kCost = passwordCost(kTestSwitches);
+/** The cost this process makes new hashes with. */
+export const kPasswordCost = passwordCost(kTestSwitches);
 const kKeyBytes = 32;
 const kSaltBytes = 16;
 /** scrypt needs 128 * N * r bytes (32 MiB at the real cost); Node's default cap is exactly that, so allow twice it. */
@@ -42,7 +43,7 @@ export function passwordProblem(password: string): string | null {
 }
 
 function encode(salt: Buffer, key: Buffer): string {
-  return `scrypt$${kCost.N}$${kCost.r}$${kCost.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  return `scrypt$${kPasswordCost.N}$${kPasswordCost.r}$${kPasswordCost.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 function derive(password: string, salt: Buffer, keyBytes: number, options: ScryptOptions): Promise<Buffer> {
@@ -53,7 +54,7 @@ function derive(password: string, salt: Buffer, keyBytes: number, options: Scryp
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(kSaltBytes);
-  return encode(salt, await derive(password, salt, kKeyBytes, { ...kCost, maxmem: kMaxMem }));
+  return encode(salt, await derive(password, salt, kKeyBytes, { ...kPasswordCost, maxmem: kMaxMem }));
 }
 
 /** Whether `stored` is a hash this module made (the writer refuses anything else). */

@@ -23,7 +23,7 @@ import { FrontendThreads } from './frontend-threads.js';
 import { listenExclusive, portsProblem } from './listen.js';
 import { createLogger } from './logger.js';
 import { randomId } from '../model/ids.js';
-import { hashPassword, passwordCost } from '../model/passwords.js';
+import { hashPassword, kPasswordCost } from '../model/passwords.js';
 
 export interface RunningServer {
   port: number;
@@ -156,7 +156,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   // a hash made under it stays as weak as it was made.
   if (kTestSwitches.passwordCostLog2 !== null)
     log.warn(
-      { scryptN: passwordCost(kTestSwitches).N },
+      { scryptN: kPasswordCost.N },
       'console passwords are hashed at a test cost (FLAGWIRE_TEST_PASSWORD_COST): never set it in production',
     );
   if (seed) printDemo(seed, `http://${config.host}:${port}`, config, demoPassword);

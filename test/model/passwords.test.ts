@@ -5,8 +5,8 @@
 // process that hashes at the lower one, and the other way round.
 import { execFileSync } from 'node:child_process';
 import t from 'tap';
-import { hashPassword, passwordCost, verifyPassword } from '../../src/model/passwords.js';
-import { kTestSwitches, readTestSwitches } from '../../src/test-switches.js';
+import { hashPassword, kPasswordCost, passwordCost, verifyPassword } from '../../src/model/passwords.js';
+import { readTestSwitches } from '../../src/test-switches.js';
 import { plainNode } from '../helpers/plain-process.js';
 
 const kPassword = 'a long enough password';
@@ -29,7 +29,7 @@ t.test('the cost of a new hash: the real one unless the switch names a lower N',
 });
 
 t.test('a hash names the cost it was made with, and is checked at that cost', async (t) => {
-  const { N, r, p } = passwordCost(kTestSwitches);
+  const { N, r, p } = kPasswordCost;
   const made = await hashPassword(kPassword);
   t.match(made, new RegExp(`^scrypt\\$${N}\\$${r}\\$${p}\\$[A-Za-z0-9+/=]+\\$[A-Za-z0-9+/=]+$`));
   t.equal(await verifyPassword(kPassword, made), true);
