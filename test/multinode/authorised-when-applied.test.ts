@@ -18,8 +18,9 @@ import { consoleCall, setPassword, signIn } from '../helpers/web-console.js';
 import { holdConsole } from '../helpers/held-console.js';
 import { call, scrapeMetrics } from '../helpers/http.js';
 import { sharedPostgres } from '../helpers/postgres.js';
-import type { TestServer } from '../helpers/server.js';
-import { createTokenWithConsole, type Seeded, seedInProcess, startReadyNodes, until } from './support.js';
+import { tempDataDir } from '../helpers/server.js';
+import { flushActivity, writerIdle } from '../helpers/test-hooks.js';
+import { createTokenWithConsole, type Seeded, seedInProcess, startNode, until, waitReady } from './support.js';
 
 const kAttempts = 5;
 
@@ -32,21 +33,37 @@ t.test('a PATCH queued on node A is refused when B revoked its token first in Po
   const seeded = await seedInProcess(t, url);
   const db = ['--database', url];
   t.equal((await setPassword(tempDir(t), seeded.ownerId, 'revokes on node b', db)).code, 0);
-  // A deadline far beyond the test's waits: the queued writes are answered by the writer, never refused as Storage busy.
-  const [a, b] = (await startReadyNodes(t, url, 2, { FLAGWIRE_WRITE_TIMEOUT_MS: '120000' })) as [TestServer, TestServer];
+  // A deadline far beyond the test's waits: the queued writes are answered by the writer, never refused as
+  // Storage busy. Each node's sessions carry its name (PGAPPNAME), so a wait below names whose session waits.
+  const start = (name: string) =>
+    startNode(url, tempDataDir(), { FLAGWIRE_WRITE_TIMEOUT_MS: '120000', FLAGWIRE_TEST_HOOKS: '1', PGAPPNAME: name });
+  const [a, b] = await Promise.all([start('node-a'), start('node-b')]);
+  t.teardown(() => Promise.all([a.stop(), b.stop()]));
+  await Promise.all([waitReady(a), waitReady(b)]);
   const session = await signIn(b.baseUrl, 'owner@acme.test', 'revokes on node b');
   const flagPath = `/api/v1/flags/${seeded.flagId}`;
 
-  /** Sessions of this database waiting for a lock: writers queued for the revision row. */
-  const waiting = async () =>
-    Number(
-      (
-        await pg.admin<{ n: string }>(
-          database,
-          "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-        )
-      ).rows[0]!.n,
-    );
+  /** This database's sessions, each with what it waits for: writers queued for the revision row wait for a 'Lock'. */
+  const sessions = async () =>
+    (
+      await pg.admin<{ application_name: string; state: string; wait_event_type: string | null; wait_event: string | null; query: string }>(
+        database,
+        'SELECT application_name, state, wait_event_type, wait_event, left(query, 120) AS query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY application_name',
+      )
+    ).rows;
+  /** Whose sessions wait for a lock, by node name. */
+  const waiting = async () => (await sessions()).filter((s) => s.wait_event_type === 'Lock').map((s) => s.application_name);
+  /**
+   * Waits until exactly `names` wait for a lock. Another writer of either node (its token activity, say)
+   * queued for the row would be seen by name; a timeout lists every session of the database and its wait.
+   */
+  const waitFor = async (names: string[], what: string) => {
+    try {
+      await until(async () => JSON.stringify(await waiting()) === JSON.stringify(names), 60_000, what);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; the database's sessions: ${JSON.stringify(await sessions())}`);
+    }
+  };
   // Read by the console in this process (cli's inProcess): four reads an attempt, a console process each, cost more than the nodes.
   const inPg = (args: string[]) => cli(tempDir(t), [...args, ...db], { inProcess: true });
   const flagInPg = async () => (await inPg(['flag', 'show', seeded.flagId])).json;
@@ -57,18 +74,24 @@ t.test('a PATCH queued on node A is refused when B revoked its token first in Po
   const attempt = async (n: number, token: Pick<Seeded, 'tokenId' | 'secret'>) => {
     const before = await flagInPg();
     const auditBefore = (await auditActions()).length;
-    t.equal(await waiting(), 0, `attempt ${n}: nobody waits before`);
+    // What the last attempt left to write (the token activity of its requests) is written first, so the
+    // only writers that wait below are B's revocation and A's PATCH.
+    for (const node of [a, b]) {
+      await flushActivity(node);
+      await writerIdle(node);
+    }
+    t.same(await waiting(), [], `attempt ${n}: nobody waits before`);
     const tag = `held-${n}`;
     const held = await holdConsole(t, ['flag', 'tags', seeded.flagId, tag, '--data', tempDir(t), ...db]);
     const revoked = consoleCall(b.baseUrl, session, 'POST', `tokens/${token.tokenId}/revoke`);
-    await until(async () => (await waiting()) === 1, 60_000, "B's revocation waiting for the revision row");
+    await waitFor(['node-b'], "B's revocation waiting for the revision row");
     const patched = call(a.baseUrl, 'PATCH', flagPath, { token: token.secret, body: { enabled: !before.enabled } });
     await until(
       async () => (await scrapeMetrics(a.baseUrl)).get('flagwire_writer_queue_depth') === 1,
       60_000,
       "A's PATCH past its request check, in its writer",
     );
-    await until(async () => (await waiting()) === 2, 60_000, "A's PATCH waiting behind B's revocation");
+    await waitFor(['node-a', 'node-b'], "A's PATCH waiting behind B's revocation");
     t.equal((await held.release()).code, 0, `attempt ${n}: the held console command committed`);
     const revocation = await revoked;
     t.equal(revocation.status, 200, `attempt ${n}: B revoked the token: ${JSON.stringify(revocation.json)}`);
