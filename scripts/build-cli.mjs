@@ -21,8 +21,16 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { kRequireBanner, kScriptRunner, namedExports, writeCommonJsRunner, writeScriptBundle } from './script-bundle.mjs';
-import { kBundleDir, kStorePackages, kStorePackagesModule, kStorePackagesName, kUwsTwin, storePackageSource } from './store-packages.mjs';
+import { kRequireBanner, kScriptRunner, namedExports, stubPath, writeCommonJsRunner, writeScriptBundle } from './script-bundle.mjs';
+import {
+  kBundleDir,
+  kStorePackages,
+  kStorePackagesModule,
+  kStorePackagesName,
+  kStorePackagesTwin,
+  kUwsTwin,
+  storePackageSource,
+} from './store-packages.mjs';
 
 const kCliDir = new URL('../dist/src/cli/', import.meta.url);
 
@@ -75,7 +83,7 @@ const kThreadBundles = [
  */
 const kBundledEntries = new Map(
   kThreadBundles.flatMap(({ dir, entries }) =>
-    entries.map((entry, i) => [entry, `${dir}/${basename(entry, '.js')}.${i === 0 ? 'cjs' : 'js'}`]),
+    entries.map((entry, i) => [entry, i === 0 ? stubPath(dir, basename(entry, '.js'), 'commonjs') : join(dir, basename(entry))]),
   ),
 );
 
@@ -244,7 +252,7 @@ async function buildStorePackages() {
         `export { ${kStorePackages.join(', ')} };`,
       ].join('\n'),
       resolveDir: kSrcDir,
-      sourcefile: `${kStorePackagesName}.js`,
+      sourcefile: basename(kStorePackagesModule),
     },
     bundle: true,
     format: 'esm',
@@ -291,10 +299,13 @@ const sourceRewrites = (outdir) => ({
     b.onResolve({ filter: new RegExp(`^(${kRequired.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'flagwire-required' }));
     b.onLoad({ filter: /.*/, namespace: 'flagwire-required' }, (args) => ({ contents: requiredModule(args.path, outdir), loader: 'js' }));
     // The store packages' module (requiredModule), imported from its own file where the bundle runs.
-    b.onResolve({ filter: new RegExp(`/${kStorePackagesName}\\.js$`), namespace: 'flagwire-required' }, (args) => ({
-      path: args.path,
-      external: true,
-    }));
+    b.onResolve(
+      { filter: new RegExp(`/${basename(kStorePackagesModule).replaceAll('.', '\\.')}$`), namespace: 'flagwire-required' },
+      (args) => ({
+        path: args.path,
+        external: true,
+      }),
+    );
     b.onLoad({ filter: /\/dist\/src\/.*\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
       const contents = ownUrls(args.path, text, outdir);
@@ -430,10 +441,10 @@ async function scriptBundle(entry, name, outdir, plugins, stub) {
  * start, from their CommonJS twin (buildStorePackages), and uWebSockets.js from its (writeUwsTwin).
  */
 const kThreadStub = (outdir) => {
-  const storePackages = `./${relative(outdir, join(kBundleDir, kStorePackagesName))}`;
+  const from = (path) => `./${relative(outdir, path)}`;
   return {
     stubs: ['commonjs'],
-    twins: { [`${storePackages}.js`]: `${storePackages}.cjs`, 'uWebSockets.js': `./${relative(outdir, kUwsTwin)}` },
+    twins: { [from(kStorePackagesModule)]: from(kStorePackagesTwin), 'uWebSockets.js': from(kUwsTwin) },
   };
 };
 

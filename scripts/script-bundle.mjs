@@ -223,7 +223,7 @@ export async function writeCommonJsRunner() {
  * calls it once the script has run; otherwise the promise of the script's exports.
  */
 function commonJsStub(name, specs, exported, outdir, twins) {
-  const require = createRequire(join(outdir, `${name}.cjs`));
+  const require = createRequire(stubPath(outdir, name, 'commonjs'));
   const required = specs.map((spec) => twins[spec] ?? spec);
   for (const [i, spec] of required.entries()) {
     try {
@@ -257,6 +257,11 @@ function commonJsStub(name, specs, exported, outdir, twins) {
   ].join('\n');
 }
 
+/** Where writeScriptBundle writes the stub of `kind` ('module' or 'commonjs') that runs bundle `name` in `outdir`. */
+export function stubPath(outdir, name, kind) {
+  return join(outdir, `${name}.${kind === 'commonjs' ? 'cjs' : 'js'}`);
+}
+
 /**
  * Writes esbuild's output of one bundle (`outputFiles`: the module `name.js` and its map, unwritten) to
  * `outdir` as `name.script.js`, its map, and what runs it (asScript): the ES module `name.js`, the
@@ -269,6 +274,6 @@ export function writeScriptBundle(outputFiles, name, outdir, { stubs = ['module'
   mkdirSync(outdir, { recursive: true });
   writeFileSync(join(outdir, `${name}.script.js`), script);
   writeFileSync(join(outdir, `${name}.script.js.map`), map);
-  if (stubs.includes('module')) writeFileSync(join(outdir, `${name}.js`), moduleStub(name, specs, exported, outdir));
-  if (stubs.includes('commonjs')) writeFileSync(join(outdir, `${name}.cjs`), commonJsStub(name, specs, exported, outdir, twins));
+  if (stubs.includes('module')) writeFileSync(stubPath(outdir, name, 'module'), moduleStub(name, specs, exported, outdir));
+  if (stubs.includes('commonjs')) writeFileSync(stubPath(outdir, name, 'commonjs'), commonJsStub(name, specs, exported, outdir, twins));
 }

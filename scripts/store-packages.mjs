@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { namedExports } from './script-bundle.mjs';
+import { namedExports, stubPath } from './script-bundle.mjs';
 
 /** Where build-cli.mjs writes the command line's, serve's and the threads' bundles, and these packages' files. */
 export const kBundleDir = fileURLToPath(new URL('../dist/src/cli/bundle/', import.meta.url));
@@ -17,7 +17,9 @@ const kRequire = createRequire(new URL('../package.json', import.meta.url));
 export const kStorePackages = ['lmdb', 'msgpackr'];
 export const kStorePackagesName = 'store-packages';
 /** The module that runs the store packages' script: its exports are the packages, by name. */
-export const kStorePackagesModule = join(kBundleDir, `${kStorePackagesName}.js`);
+export const kStorePackagesModule = stubPath(kBundleDir, kStorePackagesName, 'module');
+/** Its CommonJS twin, which a thread started from CommonJS requires instead (build-cli.mjs, kThreadStub). */
+export const kStorePackagesTwin = stubPath(kBundleDir, kStorePackagesName, 'commonjs');
 /** uWebSockets.js, an ES module only, as CommonJS (build-cli.mjs, writeUwsTwin). */
 export const kUwsTwin = join(kBundleDir, 'uws.cjs');
 
