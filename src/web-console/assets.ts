@@ -1,13 +1,13 @@
 // The web console's page, style sheet and script. The browser code is plain TypeScript (browser/), compiled
 // by the project's tsc at install (npm's prepare) and bundled by esbuild into one script with its source
 // map (scripts/bundle-console.mjs): no UI library, nothing fetched from another origin. They are read from
-// disk once, when the server starts.
+// disk once: the page's parts when the server starts, the source map when it is first asked for.
 import { readFileSync } from 'node:fs';
 import { kConsoleCss } from './style.js';
 
 export interface Asset {
-  body: Buffer;
-  contentType: string;
+  readonly body: Buffer;
+  readonly contentType: string;
 }
 
 export interface Assets {
@@ -63,7 +63,15 @@ export function loadAssets(): Assets {
   const files = new Map<string, Asset>();
   files.set('console.css', { body: Buffer.from(kConsoleCss), contentType: 'text/css; charset=utf-8' });
   files.set('console.js', { body: readFileSync(new URL('./console.js', import.meta.url)), contentType: 'text/javascript; charset=utf-8' });
-  // What a browser's developer tools ask for to show the TypeScript: never on a page's load.
-  files.set('console.js.map', { body: readFileSync(new URL('./console.js.map', import.meta.url)), contentType: 'application/json' });
+  // What a browser's developer tools ask for to show the TypeScript: never on a page's load. So it is read
+  // on its first request, not at start (about 460 KB that most nodes would hold and never send).
+  let map: Buffer | undefined;
+  files.set('console.js.map', {
+    get body() {
+      map ??= readFileSync(new URL('./console.js.map', import.meta.url));
+      return map;
+    },
+    contentType: 'application/json',
+  });
   return { page: Buffer.from(kConsolePage), files };
 }

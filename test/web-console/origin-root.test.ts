@@ -1,16 +1,18 @@
 // What a browser asks of the server's origin itself (issue 41, item 7): `/` typed in the address bar is
 // sent to the console, while an API client (no text/html in Accept) keeps the JSON 404 any unknown path
-// gets; /favicon.ico is a real 16 x 16 icon, not a JSON 404. Black-box: the real server and fetch.
+// gets; /favicon.ico is a real 16 x 16 icon, not a JSON 404. And the console's own files under
+// /console/assets/, its source map among them (read on its first request). Black-box: the real server and fetch.
+import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { startWorldServer } from '../helpers/world-server.js';
+
+const { server } = await startWorldServer(t);
+const base = server.baseUrl;
 
 /** What Chromium sends when the user opens an address. */
 const kBrowserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
 t.test('/ sends a browser to the console and API clients a 404; /favicon.ico is an icon', async (t) => {
-  const { server } = await startWorldServer(t);
-  const base = server.baseUrl;
-
   const browser = await fetch(`${base}/`, { headers: { accept: kBrowserAccept }, redirect: 'manual' });
   t.equal(browser.status, 302, 'a browser is redirected');
   t.equal(browser.statusText, 'Found', "with 302's reason phrase");
@@ -40,4 +42,30 @@ t.test('/ sends a browser to the console and API clients a 404; /favicon.ico is 
   t.same([bytes[6], bytes[7], bytes.readUInt16LE(12)], [16, 16, 32], '16 x 16, 32 bits per pixel');
   t.equal(bytes.readUInt32LE(18) + bytes.readUInt32LE(14), bytes.length, 'the image fills the file as its entry says');
   t.equal(bytes.readUInt32LE(22), 40, 'a BMP image (BITMAPINFOHEADER)');
+});
+
+t.test("/console/assets/ serves the console's style sheet, script and source map, and nothing else", async (t) => {
+  const built = (name: string) => readFileSync(new URL(`../../src/web-console/${name}`, import.meta.url));
+  const expected: [string, string, Buffer | null][] = [
+    ['console.css', 'text/css; charset=utf-8', null],
+    ['console.js', 'text/javascript; charset=utf-8', built('console.js')],
+    ['console.js.map', 'application/json', built('console.js.map')],
+  ];
+  for (const [name, type, bytes] of expected) {
+    // Twice: the map's second answer is the copy its first request read.
+    for (const time of ['first', 'second']) {
+      const res = await fetch(`${base}/console/assets/${name}`);
+      t.equal(res.status, 200, `${name}, ${time} time`);
+      t.equal(res.headers.get('content-type'), type);
+      t.equal(res.headers.get('cache-control'), 'no-cache');
+      const body = Buffer.from(await res.arrayBuffer());
+      if (bytes === null) t.ok(body.length > 0, `${name} has a body`);
+      else t.ok(body.equals(bytes), `${name}: the built file's bytes`);
+    }
+  }
+  const map = JSON.parse(built('console.js.map').toString('utf8')) as { sources: string[] };
+  t.ok(map.sources.length > 30, 'the map names the browser modules');
+  const missing = await fetch(`${base}/console/assets/console.ts`);
+  t.equal(missing.status, 404, 'a file it does not have');
+  await missing.arrayBuffer();
 });
