@@ -1,14 +1,18 @@
 // The ceiling: a uWebSockets.js server that answers every GET with fixed bytes, the same body and
-// headers the evaluation route sends for the bench's flag (status line, CORS, Content-Type, body).
-// Nothing is parsed, nothing is handed off: whatever Flagwire does beyond this is its own cost.
+// headers the evaluation route sends for the bench's flag: its header lines are the evaluation answer's
+// own (src/eval-engine/answer-writer.ts, AnswerHeads, at the revision given), written as that writes them,
+// and the body is what bench/threads.sh read from the route. Nothing is parsed, nothing is handed off:
+// whatever Flagwire does beyond this is its own cost.
 //
-//   node dist/bench/hello-server.js --port 0 --body '{"id":"flg_…","name":"…","enabled":true}' [--threads N]
+//   node dist/bench/hello-server.js --port 0 --body '{"id":"flg_…","name":"…","enabled":true}' --revision 1 [--threads N]
 //
 // With --threads N (N > 1) it is built as Flagwire's front-end threads are (src/server/frontend-threads.ts):
 // an acceptor on the main thread hands connections to N worker threads' apps, so a scaling run compares
 // like with like. Prints `hello listening on http://127.0.0.1:PORT` once listening; stops on SIGTERM/SIGINT.
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import * as uWS from 'uWebSockets.js';
+import { AnswerHeads } from '../src/eval-engine/answer-writer.js';
+import { kRevisionHeader } from '../src/http/revisions.js';
 import { childApps } from '../src/server/listen.js';
 
 function arg(name: string, fallback: string): string {
@@ -20,20 +24,16 @@ const host = arg('host', '127.0.0.1');
 const port = Number(arg('port', '0'));
 // Buffers made once: uWS copies them into its send buffer, the JS side allocates nothing per request.
 const body = Buffer.from(arg('body', '{"id":"flg_0123456789abcdef","name":"x","enabled":true}'));
-const kStatus = Buffer.from('200 OK');
-const kCorsName = Buffer.from('Access-Control-Allow-Origin');
-const kCorsValue = Buffer.from('*');
-const kTypeName = Buffer.from('Content-Type');
-const kJson = Buffer.from('application/json');
+const kHeadName = Buffer.from(kRevisionHeader);
+const kHead = new AnswerHeads().at(Number(arg('revision', '1'))).plain;
 
 const threads = Number(arg('threads', '1'));
 
 const app = uWS.App();
-// Answered synchronously, so uWS has corked the socket already (no res.cork needed, no onAborted).
+// Answered synchronously, so uWS has corked the socket already (no res.cork needed, no onAborted). No
+// status line, as the evaluation answer writes none for a 200: uWS's end() writes `200 OK` itself.
 app.get('/*', (res) => {
-  res.writeStatus(kStatus);
-  res.writeHeader(kCorsName, kCorsValue);
-  res.writeHeader(kTypeName, kJson);
+  res.writeHeader(kHeadName, kHead);
   res.end(body);
 });
 app.any('/*', (res) => {

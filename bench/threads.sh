@@ -96,7 +96,11 @@ for n in $threads_list; do
   project=$(awk '/project / {print $2; exit}' "$work/fw-$n.out")
   group=$(FLAGWIRE_DATA="$data" node dist/src/cli/cli.js flag list prj_DemoPlatform --json 2>/dev/null \
     | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s).flags[0];process.stdout.write(f?f.id:"")})')
-  taskset -c "$server_cpus" node "${node_flags[@]}" dist/bench/hello-server.js --port $((port + 1)) --threads "$n" >"$work/hello-$n.out" 2>&1 &
+  # The hello world answers with (a)'s own body and revision, so the two send the same bytes.
+  answer=$(curl -s -D "$work/answer-head" "http://127.0.0.1:$port/$flag?targetingKey=user-42&plan=beta")
+  revision=$(awk -F': ' 'tolower($1) == "flagwire-revision" {print $2 + 0}' "$work/answer-head")
+  taskset -c "$server_cpus" node "${node_flags[@]}" dist/bench/hello-server.js --port $((port + 1)) --threads "$n" \
+    --body "$answer" --revision "$revision" >"$work/hello-$n.out" 2>&1 &
   hello=$!; pids+=("$hello")
   wait_for "$work/hello-$n.out"
   base="http://127.0.0.1:$port"
