@@ -97,7 +97,8 @@ for n in $threads_list; do
   group=$(FLAGWIRE_DATA="$data" node dist/src/cli/cli.js flag list prj_DemoPlatform --json 2>/dev/null \
     | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s).flags[0];process.stdout.write(f?f.id:"")})')
   # The hello world answers with (a)'s own body and revision, so the two send the same bytes.
-  answer=$(curl -s -D "$work/answer-head" "http://127.0.0.1:$port/$flag?targetingKey=user-42&plan=beta")
+  answer=$(curl -sf -D "$work/answer-head" "http://127.0.0.1:$port/$flag?targetingKey=user-42&plan=beta") ||
+    { echo "(a)'s route did not answer 200: $(cat "$work/answer-head")" >&2; exit 1; }
   revision=$(awk -F': ' 'tolower($1) == "flagwire-revision" {print $2 + 0}' "$work/answer-head")
   taskset -c "$server_cpus" node "${node_flags[@]}" dist/bench/hello-server.js --port $((port + 1)) --threads "$n" \
     --body "$answer" --revision "$revision" >"$work/hello-$n.out" 2>&1 &
