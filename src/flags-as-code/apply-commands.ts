@@ -23,6 +23,7 @@ import type { PlannedChange, PlanResult } from './schemas.js';
 import {
   apiView,
   defaultModelState,
+  type ModelExperiment,
   type ModelFlag,
   type ModelGroupFlag,
   type ModelState,
@@ -39,7 +40,7 @@ import {
   experimentUpdate,
 } from '../experiments/experiment-commands.js';
 import { experimentStatus, getExperiment } from '../experiments/experiment-records.js';
-import { experimentPath, type ModelExperiment } from './experiments.js';
+import { experimentPath } from './experiments.js';
 
 export interface PlanInput {
   projectId: string;

@@ -6,21 +6,11 @@
 // `$evaluators` leaves its fragments.
 import { kDefaultAlpha, planProblems } from '../experiments/experiment-commands.js';
 import type { ExperimentInFile } from '../experiments/schemas.js';
-import { type ExperimentPlan, planOf } from '../experiments/experiment-records.js';
+import { planOf } from '../experiments/experiment-records.js';
 import { kExperimentKeyPattern } from '../model/schemas.js';
 import type { ProjectKind } from '../model/projects.js';
 import { formatPath } from '../targeting/problems.js';
-import { byCodePoint, type ModelFlag, type ModelState } from './project-model.js';
-
-/** An experiment of a project model: its environment (null in a single-environment project), key and plan. */
-export type ModelExperiment = ExperimentPlan & {
-  environment: string | null;
-  key: string;
-  /** The flag it runs on, by name. */
-  flag: string;
-  /** Stored: its record runs. In a file: its flag state there names it (fileRunning). */
-  running: boolean;
-};
+import { byCodePoint, type ModelExperiment, type ModelFlag, type ModelState } from './project-model.js';
 
 /** A file's `experiments`: by key, or, in a multi-environment project's file, by environment, then key. */
 export type FileExperiments = Record<string, ExperimentInFile> | Record<string, Record<string, ExperimentInFile>>;

@@ -14,8 +14,8 @@ import type { StoreReader } from '../store/interfaces.js';
 import { fileFlag } from './flag-file.js';
 import { formatPath } from '../targeting/problems.js';
 import type { FieldChange, PlannedChange } from './schemas.js';
-import { defaultModelState, type ModelFlag, type ModelState, type ProjectModel } from './project-model.js';
-import { comparableExperiment, type ModelExperiment, sameExperiment } from './experiments.js';
+import { defaultModelState, type ModelExperiment, type ModelFlag, type ModelState, type ProjectModel } from './project-model.js';
+import { comparableExperiment, sameExperiment } from './experiments.js';
 import { kExperimentAuditActions } from '../experiments/audit-actions.js';
 
 export interface PlanOptions {

@@ -15,8 +15,7 @@ import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { listFragments } from '../flag-records/fragment-records.js';
 import { listFlags } from '../flag-records/flag-store.js';
-import { experimentStatus, listExperiments, planOf } from '../experiments/experiment-records.js';
-import type { ModelExperiment } from './experiments.js';
+import { type ExperimentPlan, experimentStatus, listExperiments, planOf } from '../experiments/experiment-records.js';
 
 export interface ModelState {
   enabled: boolean;
@@ -75,6 +74,16 @@ export interface ProjectModel {
    */
   experiments?: ModelExperiment[];
 }
+
+/** An experiment of a project model (experiments.ts): its environment (null in a single-environment project), key and plan. */
+export type ModelExperiment = ExperimentPlan & {
+  environment: string | null;
+  key: string;
+  /** The flag it runs on, by name. */
+  flag: string;
+  /** Stored: its record runs. In a file: its flag state there names it (fileRunning). */
+  running: boolean;
+};
 
 /** Whose view: the console's (everything) or the Management API's (see the header and apiView). */
 export type ModelView = 'console' | 'api';
