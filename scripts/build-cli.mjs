@@ -21,7 +21,15 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { kRequireBanner, kScriptRunner, namedExports, stubPath, writeCommonJsRunner, writeScriptBundle } from './script-bundle.mjs';
+import {
+  kRequireBanner,
+  kScriptRunner,
+  namedExports,
+  specifierFrom,
+  stubPath,
+  writeCommonJsRunner,
+  writeScriptBundle,
+} from './script-bundle.mjs';
 import {
   kBundleDir,
   kStorePackages,
@@ -150,7 +158,7 @@ const entryShared = (outdir, shared) => ({
   setup(b) {
     b.onResolve({ filter: /^\.{1,2}\// }, (args) => {
       const path = join(args.resolveDir, args.path);
-      return shared.has(path) ? { path: `./${relative(outdir, path)}`, external: true } : undefined;
+      return shared.has(path) ? { path: specifierFrom(outdir, path), external: true } : undefined;
     });
   },
 });
@@ -283,7 +291,7 @@ function requiredModule(name, outdir) {
       ? Object.getOwnPropertyNames(value).filter((key) => !['length', 'name', 'prototype', 'arguments', 'caller'].includes(key))
       : Object.keys(value);
   const file = kOneFile.get(name)?.outfile;
-  const spec = file === undefined ? name : `./${relative(outdir, file)}`;
+  const spec = file === undefined ? name : specifierFrom(outdir, file);
   return [
     "import { createRequire } from 'node:module';",
     `const required = createRequire(import.meta.url)(${JSON.stringify(spec)});`,
@@ -441,10 +449,12 @@ async function scriptBundle(entry, name, outdir, plugins, stub) {
  * start, from their CommonJS twin (buildStorePackages), and uWebSockets.js from its (writeUwsTwin).
  */
 const kThreadStub = (outdir) => {
-  const from = (path) => `./${relative(outdir, path)}`;
   return {
     stubs: ['commonjs'],
-    twins: { [from(kStorePackagesModule)]: from(kStorePackagesTwin), 'uWebSockets.js': from(kUwsTwin) },
+    twins: {
+      [specifierFrom(outdir, kStorePackagesModule)]: specifierFrom(outdir, kStorePackagesTwin),
+      'uWebSockets.js': specifierFrom(outdir, kUwsTwin),
+    },
   };
 };
 

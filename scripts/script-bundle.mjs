@@ -176,7 +176,7 @@ function asScript(name, js) {
 function moduleStub(name, specs, exported, outdir) {
   return [
     `// Made by scripts/script-bundle.mjs: runs ${name}.script.js, the bundle, with V8's code cache (src/cli/bundle-script.ts).`,
-    `import { requireBuiltin, runBundleScript } from ${JSON.stringify(`./${relative(outdir, kScriptRunner)}`)};`,
+    `import { requireBuiltin, runBundleScript } from ${JSON.stringify(specifierFrom(outdir, kScriptRunner))};`,
     ...specs.map((spec, i) => `import * as i${i} from ${JSON.stringify(spec)};`),
     'const links = {',
     `  imports: [${specs.map((_, i) => `i${i}`).join(', ')}],`,
@@ -239,7 +239,7 @@ function commonJsStub(name, specs, exported, outdir, twins) {
     `// Made by scripts/script-bundle.mjs: runs ${name}.script.js, the bundle, with V8's code cache (src/cli/bundle-script.ts),`,
     '// from CommonJS, so that the thread it starts loads no ES module loader.',
     "'use strict';",
-    `const { runBundleScript } = require(${JSON.stringify(`./${relative(outdir, kCommonJsRunner)}`)});`,
+    `const { runBundleScript } = require(${JSON.stringify(specifierFrom(outdir, kCommonJsRunner))});`,
     "const { pathToFileURL } = require('node:url');",
     'const asImported = (exports) => ({ __proto__: exports, default: exports });',
     'const links = {',
@@ -255,6 +255,11 @@ function commonJsStub(name, specs, exported, outdir, twins) {
       : 'module.exports = exported;',
     '',
   ].join('\n');
+}
+
+/** How a module in `dir` imports or requires the file at `path`: a specifier relative to it. */
+export function specifierFrom(dir, path) {
+  return `./${relative(dir, path)}`;
 }
 
 /** Where writeScriptBundle writes the stub of `kind` ('module' or 'commonjs') that runs bundle `name` in `outdir`. */

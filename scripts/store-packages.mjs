@@ -2,9 +2,9 @@
 // makes them), named once for the scripts that make or import them: the command line's and serve's
 // bundles (build-cli.mjs) and the tests' copies (bundle-tests.mjs).
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { namedExports, stubPath } from './script-bundle.mjs';
+import { namedExports, specifierFrom, stubPath } from './script-bundle.mjs';
 
 /** Where build-cli.mjs writes the command line's, serve's and the threads' bundles, and these packages' files. */
 export const kBundleDir = fileURLToPath(new URL('../dist/src/cli/bundle/', import.meta.url));
@@ -30,7 +30,7 @@ export const kUwsTwin = join(kBundleDir, 'uws.cjs');
 export function storePackageSource(name, dir) {
   const names = namedExports(Object.keys(kRequire(name)));
   return [
-    `const required = (await import(${JSON.stringify(`./${relative(dir, kStorePackagesModule)}`)}))[${JSON.stringify(name)}];`,
+    `const required = (await import(${JSON.stringify(specifierFrom(dir, kStorePackagesModule))}))[${JSON.stringify(name)}];`,
     ...names.map((key) => `export const ${key} = required.${key};`),
     'export default required;',
   ].join('\n');
