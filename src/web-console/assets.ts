@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { kConsoleCss } from './style.js';
 
 export interface Asset {
-  readonly body: Buffer;
+  /** The file's bytes; null when they cannot be read (the route answers 404). */
+  body(): Buffer | null;
   readonly contentType: string;
 }
 
@@ -59,16 +60,26 @@ export const kConsolePage = `<!doctype html>
 </html>
 `;
 
-export function loadAssets(): Assets {
+/** The assets of the console built into `from` (the folder of this module's build, unless a test names another). */
+export function loadAssets(from: URL = new URL('./', import.meta.url)): Assets {
   const files = new Map<string, Asset>();
-  files.set('console.css', { body: Buffer.from(kConsoleCss), contentType: 'text/css; charset=utf-8' });
-  files.set('console.js', { body: readFileSync(new URL('./console.js', import.meta.url)), contentType: 'text/javascript; charset=utf-8' });
+  const css = Buffer.from(kConsoleCss);
+  files.set('console.css', { body: () => css, contentType: 'text/css; charset=utf-8' });
+  const script = readFileSync(new URL('console.js', from));
+  files.set('console.js', { body: () => script, contentType: 'text/javascript; charset=utf-8' });
   // What a browser's developer tools ask for to show the TypeScript: never on a page's load. So it is read
-  // on its first request, not at start (about 460 KB that most nodes would hold and never send).
-  let map: Buffer | undefined;
+  // on its first request, not at start (about 460 KB that most nodes would hold and never send); a map
+  // missing from an install is a 404, never an error thrown in the handler.
+  let map: Buffer | null | undefined;
   files.set('console.js.map', {
-    get body() {
-      map ??= readFileSync(new URL('./console.js.map', import.meta.url));
+    body: () => {
+      if (map === undefined) {
+        try {
+          map = readFileSync(new URL('console.js.map', from));
+        } catch {
+          map = null;
+        }
+      }
       return map;
     },
     contentType: 'application/json',

@@ -88,8 +88,9 @@ export function registerConsole(app: TemplatedApp, deps: ConsoleDeps): void {
     consolePageSlash: page,
     consoleAsset: (res, req) => {
       const asset = assets.files.get(req.getParameter(0) ?? '');
-      if (asset === undefined) sendSameOrigin(res, 404, 'Not found\n', 'text/plain; charset=utf-8', kPageHeaders);
-      else sendSameOrigin(res, 200, asset.body, asset.contentType, [...kPageHeaders, ['Cache-Control', 'no-cache']]);
+      const body = asset?.body() ?? null;
+      if (asset === undefined || body === null) sendSameOrigin(res, 404, 'Not found\n', 'text/plain; charset=utf-8', kPageHeaders);
+      else sendSameOrigin(res, 200, body, asset.contentType, [...kPageHeaders, ['Cache-Control', 'no-cache']]);
     },
     // No CORS for the console: a preflight is answered without Access-Control-Allow-*, so a browser never
     // sends another origin's request with custom headers (the app's catch-all preflight allows any origin).

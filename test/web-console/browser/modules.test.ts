@@ -60,10 +60,10 @@ t.test('the page loads one script: every module app.js reaches, bundled, with a 
   t.notOk(page.includes('modulepreload'), 'nothing to preload');
   t.same([...files.keys()].sort(), ['console.css', 'console.js', 'console.js.map'], 'what /console/assets/ serves');
 
-  const script = files.get('console.js')!.body.toString('utf8');
+  const script = files.get('console.js')!.body()!.toString('utf8');
   t.same(importsOf(script), [], 'the script imports nothing');
   t.match(script, /\n\/\/# sourceMappingURL=console\.js\.map\n?$/, 'it names its map');
-  const map = JSON.parse(files.get('console.js.map')!.body.toString('utf8')) as { sources: string[]; sourcesContent: string[] };
+  const map = JSON.parse(files.get('console.js.map')!.body()!.toString('utf8')) as { sources: string[]; sourcesContent: string[] };
   const bundled = map.sources.map((s) => s.replace(/^.*\/src\/web-console\/browser\//, '').replace(/\.ts$/, '.js'));
   t.same([...bundled].sort(), ['app.js', ...reached].sort(), "the map's sources: app.js and every module it reaches, as TypeScript");
   t.equal(map.sourcesContent.length, map.sources.length, 'each with its text, for the browser to show');
