@@ -1,6 +1,7 @@
 // What a change request changes in a record, path by path: the one rule by which a request is shown
 // (its diff against the current state) and applied (only the paths it changes, onto the record as it is
 // now, refused where one of them moved since the request was made: no lost update).
+import { same } from '../model/json-same.js';
 
 /** A place in a record: its keys from the top (`environments`, `production`, `enabled`). */
 export type Path = readonly string[];
@@ -55,40 +56,6 @@ export function withValueAt(record: unknown, path: Path, value: unknown): unknow
   if (inner === undefined) delete next[key];
   else next[key] = inner;
   return next;
-}
-
-/**
- * Whether two values are the same, as JSON says (key order aside): a key whose value is undefined is
- * absent, an undefined array item and a non-finite number are null. Compared in place rather than as two
- * canonical JSON strings: the gate compares every field a write moves, on every write to a guarded project.
- */
-export function same(a: unknown, b: unknown): boolean {
-  const x = jsonValue(a);
-  const y = jsonValue(b);
-  if (x === y) return true;
-  if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
-  if (Array.isArray(x) || Array.isArray(y)) {
-    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
-    for (let i = 0; i < x.length; i++) if (!same(x[i], y[i])) return false;
-    return true;
-  }
-  const xs = x as Record<string, unknown>;
-  const ys = y as Record<string, unknown>;
-  let count = 0;
-  for (const key of Object.keys(xs)) {
-    if (xs[key] === undefined) continue;
-    count++;
-    if (ys[key] === undefined || !same(xs[key], ys[key])) return false;
-  }
-  for (const key of Object.keys(ys)) if (ys[key] !== undefined) count--;
-  return count === 0;
-}
-
-/** A value as JSON writes it: undefined, NaN and the infinities as null. */
-function jsonValue(value: unknown): unknown {
-  if (value === undefined) return null;
-  if (typeof value === 'number' && !Number.isFinite(value)) return null;
-  return value;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -10,7 +10,7 @@ import { kFragmentRecords } from '../flag-records/fragment-records.js';
 import { effectiveState } from '../flag-records/flag-state.js';
 import { getFlag, kFlagRecords, listFlags } from '../flag-records/flag-store.js';
 import type { Flag } from '../model/flags.js';
-import { same } from '../approvals/record-diff.js';
+import { same } from '../model/json-same.js';
 import type { WrittenChange } from '../capability/capability.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { kAudienceRecords } from '../store/record-kinds.js';

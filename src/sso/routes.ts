@@ -15,7 +15,7 @@ import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capabilit
 import { answerableError, errorEnvelope, FlagwireError } from '../errors.js';
 import { type PendingResponse, sendSameOrigin, trackAbort } from '../http/http.js';
 import { hashSecret, randomId } from '../model/ids.js';
-import { cookieValue, freshSession, sessionCookie } from '../web-console/sessions.js';
+import { cookieValue, freshSession, sessionCookie } from '../sessions/session-cookie.js';
 import { OidcProviders, pkcePair } from './oidc.js';
 import { kSsoSettingsRecords, type SsoSettings } from './records.js';
 import { kFlowMs, kSsoCallbackPath, kSsoCommands, ssoStartPath } from './sso-commands.js';

@@ -22,16 +22,8 @@ import { matchApiRoute, type ApiCall } from './api.js';
 import { loadAssets, kPageHeaders } from './assets.js';
 import { kFavicon } from './favicon.js';
 import { compileForm } from '../console-route/forms.js';
-import {
-  ConsoleSessions,
-  InvitationRequest,
-  isCsrfToken,
-  JoinRequest,
-  sessionCookie,
-  SignInRequest,
-  type CurrentSession,
-  type SignedIn,
-} from './sessions.js';
+import { isCsrfToken, sessionCookie } from '../sessions/session-cookie.js';
+import { ConsoleSessions, InvitationRequest, JoinRequest, SignInRequest, type CurrentSession, type SignedIn } from './sessions.js';
 import type { SignInLimits } from './sign-in-limits.js';
 
 export interface ConsoleDeps {

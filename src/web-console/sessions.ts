@@ -3,8 +3,8 @@
 // thread serving the console sees the same ones, and a sign-out ends the session everywhere at once.
 import { kInvitationCommands } from '../invitations/invitation-commands.js';
 import { kSessionCommands } from '../sessions/command-table.js';
+import { cookieValue, freshSession, kSessionCookie, kSessionIdLength } from '../sessions/session-cookie.js';
 import { passwordSignInRefusal } from '../sso/lockout.js';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { FlagwireError } from '../errors.js';
 import type { User } from '../model/accounts.js';
@@ -18,11 +18,6 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import { type Static, Type } from '../typebox.js';
 import type { WriterClient } from '../writer/client.js';
 import type { SignInLimits } from './sign-in-limits.js';
-
-export const kSessionCookie = 'flagwire_session';
-/** 43 base62 characters: 256 bits. */
-const kSessionIdLength = 43;
-const kCsrfTokenLength = 32;
 
 export interface SignedIn {
   /** The new session's id: only ever in the Set-Cookie of this answer. */
@@ -165,34 +160,4 @@ export class ConsoleSessions {
   async signOut(session: Session): Promise<void> {
     await this.writer.call(kSessionCommands.sessionEnd, { idHash: session.idHash });
   }
-}
-
-/**
- * A new session's id (only ever in its cookie) and what the store keeps of it: drawn fresh at every
- * sign-in (a password's, single sign-on's), so an id planted in the browser before sign-in is never the signed-in one.
- */
-export function freshSession(now: number, sessionMs: number): { id: string; session: Pick<Session, 'idHash' | 'csrfToken' | 'expiresAt'> } {
-  const id = randomId(kSessionIdLength);
-  return { id, session: { idHash: hashSecret(id), csrfToken: randomId(kCsrfTokenLength), expiresAt: now + sessionMs } };
-}
-
-/** Whether `sent` is the session's CSRF token (compared in constant time). */
-export function isCsrfToken(session: Session, sent: string): boolean {
-  const a = createHash('sha256').update(sent).digest();
-  const b = createHash('sha256').update(session.csrfToken).digest();
-  return timingSafeEqual(a, b);
-}
-
-/** One cookie's value from a Cookie header, or null. */
-export function cookieValue(header: string, name: string): string | null {
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
-
-/** The Set-Cookie of a session: HttpOnly, SameSite=Strict, only under /console, Secure when served over HTTPS. */
-export function sessionCookie(id: string, maxAgeMs: number, secure: boolean): string {
-  return `${kSessionCookie}=${id}; Path=/console; Max-Age=${Math.max(0, Math.floor(maxAgeMs / 1000))}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }

@@ -1,8 +1,9 @@
-// record-diff.ts's `same` is JSON's equality with key order aside: the rule by which the gate decides
+// `same` (src/model/json-same.ts) is JSON's equality with key order aside: the rule by which the gate decides
 // whether a write moved a field. Checked against the canonical JSON it replaced, over generated values.
 import fc from 'fast-check';
 import t from 'tap';
-import { changedPaths, same } from '../../src/approvals/record-diff.js';
+import { changedPaths } from '../../src/approvals/record-diff.js';
+import { same } from '../../src/model/json-same.js';
 
 /** The definition `same` keeps: both values written as JSON with their keys sorted. */
 function canonical(value: unknown): string {
