@@ -257,8 +257,7 @@ class ManagementPipeline {
       contentLength,
       (body) => {
         if (!body.ok) {
-          // The rest of the body is not read: close the connection after the answer.
-          this.fail(res, request, known, bodyRefusal(body.reason), true);
+          this.fail(res, request, known, bodyRefusal(body.reason), body.closes);
           done();
           return;
         }

@@ -1,8 +1,8 @@
 // A route set's request with a body, from uWS to the evaluation queue (routes.ts EvalQueue): the body read
 // within its share of the body budget, queued (the batcher copies it into its batch, so the reservation
 // is released at once), or answered with the route set's own refusal: over the cap 413, the budget spent
-// 503, the queue full 503. A body not read to its end (413, budget spent) closes the connection after
-// the answer. One home for OFREP's and Unleash's front-end API's POST routes.
+// 503, the queue full 503. A refused body that is not drained (src/http/body.ts kDrainBytes) closes the
+// connection after the answer. One home for OFREP's and Unleash's front-end API's POST routes.
 import type { BodyBudget } from '../http/body.js';
 import type { PendingResponse } from '../http/http.js';
 import type { RouteCounts } from '../routes/route-table.js';
@@ -51,10 +51,10 @@ export function queueWithBody(
       queue.refuse(res, 503, refusals.overloaded, true);
     } else if (result.reason === 'busy') {
       metrics?.request(route, 503);
-      queue.refuse(res, 503, refusals.busy, true, true);
+      queue.refuse(res, 503, refusals.busy, true, result.closes);
     } else {
       metrics?.request(route, 413);
-      queue.refuse(res, 413, refusals.tooLarge(id), false, true);
+      queue.refuse(res, 413, refusals.tooLarge(id), false, result.closes);
     }
   });
 }

@@ -21,8 +21,11 @@ export type BodyResult =
    * the body is no longer used (it may be emptied then).
    */
   | { ok: true; body: Buffer; release: () => void }
-  /** `tooLarge`: over 1 MiB (413). `busy`: the budget cannot take it now (503, close the connection). */
-  | { ok: false; reason: 'tooLarge' | 'busy' };
+  /**
+   * `tooLarge`: over 1 MiB (413). `busy`: the budget cannot take it now (503). `closes`: the rest of the
+   * body is still to come and will not be drained, so the answer closes the connection (see kDrainBytes).
+   */
+  | { ok: false; reason: 'tooLarge' | 'busy'; closes: boolean };
 
 /**
  * Node 20 has ES2024's resizable ArrayBuffer; the ES2022 library this project compiles against does
@@ -34,13 +37,25 @@ interface ResizableArrayBuffer extends ArrayBuffer {
 }
 const ResizableArrayBuffer = ArrayBuffer as unknown as new (byteLength: number, options: { maxByteLength: number }) => ResizableArrayBuffer;
 
-const kTooLarge: BodyResult = { ok: false, reason: 'tooLarge' };
-const kBusy: BodyResult = { ok: false, reason: 'busy' };
+/**
+ * A refused body of a declared length up to this is drained (uWS reads and drops it) and its connection
+ * kept; a longer one, or one of unknown length (chunked) refused before its end, closes the connection
+ * after the answer. Why drain: a connection closed with bytes of the client's body still unread is reset
+ * (RST), and a client still sending loses the answer that was already on its way: the OFREP events route
+ * answered 1 MiB + 1 byte with a 413 that one client in twelve saw as EPIPE (docs/decisions.md: A refused
+ * body is drained). Draining keeps nothing in memory; the bound keeps what a client can make us read.
+ */
+export const kDrainBytes = 16 * 1024 * 1024;
+
+const kTooLargeDrained: BodyResult = { ok: false, reason: 'tooLarge', closes: false };
+const kTooLargeClosed: BodyResult = { ok: false, reason: 'tooLarge', closes: true };
+const kBusyDrained: BodyResult = { ok: false, reason: 'busy', closes: false };
+const kBusyClosed: BodyResult = { ok: false, reason: 'busy', closes: true };
 
 /**
  * The answer to a body that was not read, one wording per case for the Management API and the web
  * console (OFREP answers in its own envelope): 413 over the cap, 503 while the budget is spent. The
- * rest of the body is not read, so the caller closes the connection after this answer.
+ * caller closes the connection after this answer when the result `closes`.
  */
 export function bodyRefusal(reason: 'tooLarge' | 'busy'): FlagwireError {
   return reason === 'busy'
@@ -126,13 +141,13 @@ export class BodyBudget {
     const declared = contentLength === '' ? 0 : Number(contentLength);
     if (declared > kMaxBodyBytes) {
       finished = true;
-      done(kTooLarge);
+      done(declared > kDrainBytes ? kTooLargeClosed : kTooLargeDrained);
       return;
     }
     if (declared > 0) {
       if (!this.reserve(declared)) {
         finished = true;
-        done(kBusy);
+        done(kBusyDrained);
         return;
       }
       held = declared;
@@ -142,10 +157,12 @@ export class BodyBudget {
       if (finished) return;
       const at = size;
       size += chunk.byteLength;
+      // Only a body of unknown length (chunked) gets here past its cap or its reservation: its end is
+      // not known, so it is not drained unless this was its last chunk.
       let failure: BodyResult | null = null;
-      if (size > kMaxBodyBytes) failure = kTooLarge;
+      if (size > kMaxBodyBytes) failure = isLast ? kTooLargeDrained : kTooLargeClosed;
       else if (size > held && this.reserve(size - held)) held = size;
-      else if (size > held) failure = kBusy;
+      else if (size > held) failure = isLast ? kBusyDrained : kBusyClosed;
       if (failure !== null) {
         finished = true;
         release();

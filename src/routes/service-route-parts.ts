@@ -66,6 +66,6 @@ export function readServiceBody(
     const refusal = bodyRefusal(result.reason);
     deps.metrics?.request(route, refusal.status);
     const body = JSON.stringify(errorEnvelope(refusal, deps.config.docsUrl));
-    send(res, refusal.status, body, 'application/json', revisionHeaders(deps.store.revision()), true);
+    send(res, refusal.status, body, 'application/json', revisionHeaders(deps.store.revision()), result.closes);
   });
 }

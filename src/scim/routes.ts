@@ -59,9 +59,10 @@ function scimHandler(deps: ServiceRouteDeps, route: number): (res: PendingRespon
   const addressOf = clientAddresses(deps.config);
   const base = `${deps.config.baseUrl.replace(/\/+$/, '')}${kScimBasePath}`;
   const documents = discoveryDocuments(base);
-  const reply = (res: PendingResponse, answer: Answer) => {
+  /** `closes`: the connection is closed after the answer (a refused body not drained: src/http/body.ts). */
+  const reply = (res: PendingResponse, answer: Answer, closes = false) => {
     const body = answer.body === null ? '' : JSON.stringify(answer.body);
-    send(res, answer.status, body, kContentType, answer.headers);
+    send(res, answer.status, body, kContentType, answer.headers, closes);
     deps.metrics?.request(route, answer.status);
   };
   const refusal = (err: unknown): Answer => {
@@ -96,7 +97,7 @@ function scimHandler(deps: ServiceRouteDeps, route: number): (res: PendingRespon
       deps.bodies.read(res, req.getHeader('content-length'), (result) => {
         if (!result.ok) {
           const refused = bodyRefusal(result.reason);
-          reply(res, refusal(refused.status === 413 ? scimRefusal('payloadTooLarge', refused.detail) : refused));
+          reply(res, refusal(refused.status === 413 ? scimRefusal('payloadTooLarge', refused.detail) : refused), result.closes);
           return;
         }
         void run(request, result.body).then((answer) => {

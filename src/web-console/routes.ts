@@ -304,8 +304,7 @@ function readBody(
     (body) => {
       done();
       if (!body.ok) {
-        // The rest of the body is not read: close the connection after the answer.
-        fail(bodyRefusal(body.reason), [], true);
+        fail(bodyRefusal(body.reason), [], body.closes);
         return;
       }
       // The request's own bytes (keepBody): released from the budget now, kept by the route, moved to the writer.

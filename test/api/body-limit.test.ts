@@ -1,9 +1,12 @@
 // spec: Errors, 413: a Management API body over 1 MiB is refused, sent with a Content-Length or chunked
 // without one (the server stops reading and closes), and nothing changes; the server goes on serving.
+// A refused body of a declared length up to kDrainBytes is drained, so a client still sending it reads
+// its answer whole and may go on using the connection (docs/decisions.md: A refused body is drained).
 // (Moved from flags-write.test.ts, whose subject is what a flag write does.)
 import net from 'node:net';
 import { once } from 'node:events';
 import t, { type Test } from 'tap';
+import { kDrainBytes, kMaxBodyBytes } from '../../src/http/body.js';
 import { call } from '../helpers/http.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { refusedRequest } from '../helpers/refused.js';
@@ -65,4 +68,77 @@ t.test('413 for a chunked body over 1 MiB without Content-Length: the server sto
   t.match(envelope.docs, /#payload-too-large$/);
   t.equal(world.snapshot(), before, 'nothing changed');
   t.equal((await post(world.secrets.write, { name: 'after-chunked-413' })).status, 201, 'the server keeps serving');
+});
+
+/** A connection and everything it has received; `closed` once the server ends it, `failure` on a socket error. */
+async function rawConnection(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  const conn = { socket, received: Buffer.alloc(0), closed: false, failure: null as Error | null };
+  socket.on('data', (d: Buffer) => (conn.received = Buffer.concat([conn.received, d])));
+  socket.on('error', (err) => (conn.failure = err));
+  socket.on('close', () => (conn.closed = true));
+  return conn;
+}
+
+/** Waits (a minute at most: it only catches a hang) until `done` holds. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** The status lines received so far (an answer's body, JSON here, runs straight into the next one's). */
+const responses = (bytes: Buffer) => bytes.toString('latin1').match(/HTTP\/1\.1 \d{3} /g) ?? [];
+
+t.test('a body declared over 1 MiB and sent whole: its 413 read whole, then the same connection serves on', async (t) => {
+  const before = world.snapshot();
+  const conn = await rawConnection(server.port);
+  const body = Buffer.alloc(kMaxBodyBytes + 1, 'x');
+  const head = (length: number) =>
+    [
+      ['Host', '127.0.0.1'],
+      ['Authorization', `Bearer ${world.secrets.write}`],
+      ['Content-Type', 'application/json'],
+      ['Content-Length', String(length)],
+    ] as const;
+  // Written at once: the answer is on its way while most of the body is still in the client's buffers.
+  conn.socket.write(Buffer.concat([rawRequest('POST', '/api/v1/flags', head(body.length)), body]));
+  await until(() => responses(conn.received).length === 1 && conn.received.includes('}'), 'the 413');
+  const text = conn.received.toString('latin1');
+  t.match(text, /^HTTP\/1\.1 413 /);
+  t.notMatch(text, /\r\nconnection: close\r\n/i, 'the connection is kept');
+  t.equal(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).error, 'Request body too large');
+  // The next request on the same connection: the server read the refused body to its declared end.
+  const next = Buffer.from(JSON.stringify({ name: 'after-drained-413' }));
+  conn.socket.write(Buffer.concat([rawRequest('POST', '/api/v1/flags', head(next.length)), next]));
+  await until(() => responses(conn.received).length === 2, 'the second answer');
+  t.match(responses(conn.received)[1], /^HTTP\/1\.1 201 /, 'the second request, on the same connection, is served');
+  t.equal(conn.failure, null, 'no socket error');
+  t.equal(conn.closed, false, 'still open');
+  conn.socket.destroy();
+  const second = conn.received.toString('utf8');
+  t.match(JSON.parse(second.slice(second.lastIndexOf('\r\n\r\n') + 4)), { name: 'after-drained-413' }, 'the flag of the second request');
+  t.not(world.snapshot(), before, 'the second request wrote');
+});
+
+t.test('a body declared over the drain bound: 413, and the server closes without reading it', async (t) => {
+  const before = world.snapshot();
+  const conn = await rawConnection(server.port);
+  conn.socket.write(
+    rawRequest('POST', '/api/v1/flags', [
+      ['Host', '127.0.0.1'],
+      ['Authorization', `Bearer ${world.secrets.write}`],
+      ['Content-Type', 'application/json'],
+      ['Content-Length', String(kDrainBytes + 1)],
+    ]),
+  );
+  await until(() => conn.closed, 'the close');
+  t.equal(conn.failure, null, 'no socket error: nothing of the body was sent');
+  const text = conn.received.toString('latin1');
+  t.match(text, /^HTTP\/1\.1 413 /);
+  t.match(text, /\r\nconnection: close\r\n/i);
+  t.equal(world.snapshot(), before, 'nothing changed');
 });

@@ -251,6 +251,26 @@ t.test('a body that is not a batch is refused whole', async (t) => {
   t.match(tooLarge.json, { error: 'Request body too large', detail: /larger than 1048576 bytes/ }, "in the spec's envelope");
 });
 
+t.test('every one of many pages sending a body over 1 MiB whole reads its 413', async (t) => {
+  // The refused body is drained (docs/decisions.md: A refused body is drained). Before, the server closed
+  // right after the 413 with the body's bytes unread, and the reset that made lost about one answer in
+  // twelve to the sender (EPIPE): forty in a row came back by chance less than once in twenty runs.
+  const statuses: (number | string)[] = [];
+  for (let i = 0; i < 40; i++) {
+    try {
+      const r = await call(base, 'POST', '/ofrep/v1/events', {
+        token: staging.secret,
+        raw: 'x'.repeat(1024 * 1024 + 1),
+        headers: { 'content-type': 'application/json' },
+      });
+      statuses.push(r.status);
+    } catch (err) {
+      statuses.push(String((err as { cause?: unknown }).cause ?? err));
+    }
+  }
+  t.strictSame(statuses, Array(40).fill(413));
+});
+
 t.test('the statistics route reads the token project and environment only', async (t) => {
   const another = await stats(secrets.writeB, 'checkout-2026');
   t.equal(another.status, 200, another.text);

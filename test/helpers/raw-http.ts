@@ -109,8 +109,9 @@ export class RawClient {
         check();
       });
     } finally {
-      // A 413 is answered before the body is read and the server closes right after: never reuse that
-      // connection (a request written into it in the meantime would be lost).
+      // A 413 is answered before the body is read: the server closes, or reads on to the body's declared
+      // end (src/http/body.ts kDrainBytes). Never reuse that connection: a request written into it in
+      // the meantime would be lost, or read as the rest of that body.
       if (options.closeAfter || conn.ended || / 413 /.test(conn.buffer.subarray(0, 16).toString('latin1'))) this.close();
     }
   }
