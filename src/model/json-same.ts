@@ -1,5 +1,6 @@
-// Whether two values are the same as JSON: the one equality by which a change request's diff is taken
-// (src/approvals/record-diff.ts) and a running experiment's allocation is held (src/experiments/allocation.ts).
+// Whether two values are the same as JSON: the one equality by which the approvals gate and a change
+// request's diff tell what a write moved (src/approvals/gate.ts, record-diff.ts) and a running
+// experiment's allocation is held (src/experiments/allocation.ts).
 
 /**
  * Whether two values are the same, as JSON says (key order aside): a key whose value is undefined is
