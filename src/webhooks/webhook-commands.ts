@@ -34,6 +34,8 @@ import {
   listDeliveries,
   listPayloadDeliveries,
   listPayloadSeqs,
+  payloadKept,
+  payloadSent,
   listWebhooks,
   putDelivery,
   putPayload,
@@ -144,7 +146,7 @@ export function webhookRedeliver(w: StoreWriter, input: { principal: Principal; 
   const delivery = getDelivery(w, input.deliveryId);
   if (delivery === undefined || delivery.projectId !== project.id) throw deliveryNotFound();
   const hook = requireWebhook(w, project.id, delivery.webhookId);
-  if (getPayload(w, delivery.auditSeq) === undefined)
+  if (!payloadKept(w, delivery.projectId, delivery.auditSeq))
     throw new FlagwireError('INVALID_REQUEST', `This delivery's body is no longer kept (${kDroppedError}): it cannot be sent again.`);
   if (delivery.status !== 'pending' && getOutboxUsage(w, hook.projectId).pending >= kMaxPendingDeliveries)
     throw new FlagwireError(
@@ -241,8 +243,12 @@ function dropOldestChanges(w: StoreWriter, projectId: string, count: number, byt
 /** A delivery deleted from its log, and its change's body with it when no other delivery sends that. */
 function dropDelivery(w: StoreWriter, delivery: WebhookDelivery): void {
   deleteDelivery(w, delivery);
+  // The payload (every body of the change, up to a flag's size in each format) is read only to delete it
+  // with its last delivery: a webhook's delete drops up to kKeptDeliveries of them, and each change past
+  // that bound drops one per webhook, all in the writer.
+  if (payloadSent(w, delivery.auditSeq)) return;
   const payload = getPayload(w, delivery.auditSeq);
-  if (payload !== undefined && listPayloadDeliveries(w, delivery.auditSeq).length === 0) deletePayload(w, payload);
+  if (payload !== undefined) deletePayload(w, payload);
 }
 
 /**
@@ -262,7 +268,10 @@ export function webhookClaim(
   if (claimed === null) return null;
   const webhook = getWebhook(w, delivery.webhookId);
   if (webhook === undefined) return null;
-  if (getPayload(w, delivery.auditSeq)?.bodies[webhook.format] === undefined) {
+  // A kept payload has a body in the format of each webhook its deliveries go to (queueWebhookDeliveries;
+  // schema 9's migration; a webhook's format never changes), so its lookup says enough, and the writer
+  // reads no body: the deliverer reads it as it sends.
+  if (!payloadKept(w, delivery.projectId, delivery.auditSeq)) {
     // Written by a Flagwire that kept a body per delivery and lost in the move (a PostgreSQL node's
     // records): nothing to send, so it is given up, saying why.
     const lost = { claimedBy: null, nextAttemptAt: null, doneAt: now, lastError: 'its body was not kept' };

@@ -133,6 +133,19 @@ export function getPayload(r: StoreReader, auditSeq: number): DeliveryPayload | 
   return r.getKeyed(kPayloadRecords, String(auditSeq));
 }
 
+/**
+ * Whether the change's payload is still kept, from its lookup: a payload holds its bodies (up to a flag's
+ * size in each format), which this does not read.
+ */
+export function payloadKept(r: StoreReader, projectId: string, auditSeq: number): boolean {
+  return r.lookupEntries(kPayloadRecords, 'project', [projectId, auditSeq], { limit: 1 }).length > 0;
+}
+
+/** Whether a delivery still sends the change's payload, from its lookup, reading no delivery. */
+export function payloadSent(r: StoreReader, auditSeq: number): boolean {
+  return r.lookupEntries(kDeliveryRecords, 'payload', [auditSeq], { limit: 1 }).length > 0;
+}
+
 /** The deliveries that send a change's payload (pending or done). */
 export function listPayloadDeliveries(r: StoreReader, auditSeq: number): WebhookDelivery[] {
   return r.listKeyedBy(kDeliveryRecords, 'payload', [auditSeq]);
