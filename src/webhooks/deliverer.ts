@@ -31,7 +31,8 @@ import { SendPlaces } from './send-places.js';
 import { signedHeaders } from './signature.js';
 import type { Destination, UrlGuard } from './url-safety.js';
 import type { AttemptOutcome, ClaimedDelivery } from './webhook-commands.js';
-import { getPayload, listDueDeliveries, listDueWebhooks } from './webhook-store.js';
+import { SentBodies } from './sent-bodies.js';
+import { listDueDeliveries, listDueWebhooks } from './webhook-store.js';
 
 const kBatch = 64;
 export const kSendsPerWebhook = 4;
@@ -78,6 +79,7 @@ export class Deliverer {
   /** Webhooks with a batch under way on this node. */
   private readonly busy = new Set<string>();
   private readonly places = new SendPlaces(kSends, kSendsPerProject);
+  private readonly bodies: SentBodies;
   /**
    * Webhooks whose last attempts on this node had no answer in time: how many in a row (kept per node:
    * what a node saw of a receiver is its own; an answer of any kind clears it).
@@ -96,6 +98,7 @@ export class Deliverer {
     options: Partial<DelivererOptions> = {},
   ) {
     this.options = { ...kDefaults, ...options };
+    this.bodies = new SentBodies(store);
     this.polls = new Periodic(() => this.poll(), {
       intervalMs: this.options.pollMs,
       onError: (err) => this.log.error({ err }, 'webhook delivery: a poll failed; the next one tries again'),
@@ -168,12 +171,15 @@ export class Deliverer {
         const outcome: AttemptOutcome =
           'refused' in destination
             ? { status: null, error: destination.refused, latencyMs: 0 }
-            : await this.places.run(webhook.projectId, () => {
-                // Read in its place: a node holds the bodies of the sends it runs, no more.
-                const body = getPayload(this.store, delivery.auditSeq)?.bodies[webhook.format];
-                return body === undefined
-                  ? Promise.resolve({ status: null, error: kBodyGone, latencyMs: 0 })
-                  : this.attempt(webhook, delivery, body, destination);
+            : await this.places.run(webhook.projectId, async () => {
+                // Taken in its place: a node holds the bodies of the sends it runs, no more.
+                const body = this.bodies.take(delivery.auditSeq, webhook.format);
+                if (body === null) return { status: null, error: kBodyGone, latencyMs: 0 };
+                try {
+                  return await this.attempt(webhook, delivery, body, destination);
+                } finally {
+                  this.bodies.release(delivery.auditSeq, webhook.format);
+                }
               });
         outcomes[i] = { deliveryId: delivery.id, outcome };
       }
@@ -190,7 +196,7 @@ export class Deliverer {
   private attempt(
     webhook: Webhook,
     delivery: WebhookDelivery,
-    body: string,
+    body: Buffer,
     destination: Exclude<Destination, { refused: string }>,
   ): Promise<AttemptOutcome> {
     const started = performance.now();
