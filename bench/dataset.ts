@@ -52,6 +52,8 @@ export interface BenchData {
    * "n", and p01's audiences, as stored: what an in-process provider of p01 compiles.
    */
   inProcess: { staticFlag: Flag; typedFlag: Flag; audiences: Audience[] };
+  /** The store's revision once seeded: what (a)'s answers name until a write scenario moves it (the hello world sends it too). */
+  revision: number;
 }
 
 const kEnvironments = ['staging', 'production', 'canary'];
@@ -217,6 +219,7 @@ function generate(store: LmdbStore): BenchData {
     writeFlagIds,
     visibilityFlagId: special.get('visibility')!.id,
     inProcess: { staticFlag: inProcessFlags.get('static')!, typedFlag: inProcessFlags.get('n')!, audiences: tokens.audiences },
+    revision: store.revision(),
   };
 }
 

@@ -85,7 +85,7 @@ interface Measurements {
 /** Servers up and probed, warm-up, the read-your-writes check, the rounds; every server stopped whatever happens. */
 async function measure(options: Options, data: BenchData, dataDir: string, profileDir: string | null): Promise<Measurements> {
   try {
-    const servers = await startServers(options, dataDir, helloBody(data), profileDir);
+    const servers = await startServers(options, dataDir, { body: helloBody(data), revision: data.revision }, profileDir);
     const bench: Bench = { options, data, paths: requestPaths(data), servers };
     await probe(bench);
     const roles = await warmUp(bench);

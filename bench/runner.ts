@@ -78,12 +78,17 @@ export function evalWorkerCount(options: Options): number {
 const isTwin = (role: ServerRole) => role !== 'hello' && role !== 'flagwire';
 
 /** The hello world, Flagwire on `dataDir` (under --cpu-prof into `profileDir` when given), and the twins when a scenario needs them. */
-export async function startServers(options: Options, dataDir: string, helloBody: string, profileDir: string | null): Promise<Servers> {
+export async function startServers(
+  options: Options,
+  dataDir: string,
+  hello: { body: string; revision: number },
+  profileDir: string | null,
+): Promise<Servers> {
   const env = serverEnv(options);
   const serve = [join(kDist, 'src/cli/cli.js'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir];
-  const hello = await startServer(
+  const helloServer = await startServer(
     'hello',
-    [join(kDist, 'bench/hello-server.js'), '--port', '0', '--body', helloBody],
+    [join(kDist, 'bench/hello-server.js'), '--port', '0', '--body', hello.body, '--revision', String(hello.revision)],
     env,
     /hello listening on (http:\/\/\S+)/,
     kListenWithinMs,
@@ -110,9 +115,9 @@ export async function startServers(options: Options, dataDir: string, helloBody:
       }
     : null;
   log(
-    `hello world pid ${hello.pid} on ${hello.url}; flagwire pid ${flagwire.pid} on ${flagwire.url}${twins ? `; twins: metrics on ${twins.metricsOn.pid}, off ${twins.metricsOff.pid}; rate limiter on ${twins.limitOn.pid}, off ${twins.limitOff.pid}` : ''}`,
+    `hello world pid ${helloServer.pid} on ${helloServer.url}; flagwire pid ${flagwire.pid} on ${flagwire.url}${twins ? `; twins: metrics on ${twins.metricsOn.pid}, off ${twins.metricsOff.pid}; rate limiter on ${twins.limitOn.pid}, off ${twins.limitOff.pid}` : ''}`,
   );
-  return { hello, flagwire, twins };
+  return { hello: helloServer, flagwire, twins };
 }
 
 function serverFor(servers: Servers, role: ServerRole): Server {
