@@ -170,6 +170,8 @@ const entryShared = (outdir, shared) => ({
  * load. A thread never holds two copies of one.
  */
 const kRequired = ['lmdb', 'msgpackr', 'pino', 'piscina'];
+/** A regular expression's source that matches `text` as written (esbuild's filters are regular expressions). */
+const literally = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const kRequire = createRequire(new URL('../package.json', import.meta.url));
 /**
  * pino and piscina, which serve's main thread and each front-end thread load, required from one CommonJS
@@ -304,16 +306,16 @@ function requiredModule(name, outdir) {
 const sourceRewrites = (outdir) => ({
   name: 'source-rewrites',
   setup(b) {
-    b.onResolve({ filter: new RegExp(`^(${kRequired.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'flagwire-required' }));
+    b.onResolve({ filter: new RegExp(`^(${kRequired.map(literally).join('|')})$`) }, (args) => ({
+      path: args.path,
+      namespace: 'flagwire-required',
+    }));
     b.onLoad({ filter: /.*/, namespace: 'flagwire-required' }, (args) => ({ contents: requiredModule(args.path, outdir), loader: 'js' }));
     // The store packages' module (requiredModule), imported from its own file where the bundle runs.
-    b.onResolve(
-      { filter: new RegExp(`/${basename(kStorePackagesModule).replaceAll('.', '\\.')}$`), namespace: 'flagwire-required' },
-      (args) => ({
-        path: args.path,
-        external: true,
-      }),
-    );
+    b.onResolve({ filter: new RegExp(`/${literally(basename(kStorePackagesModule))}$`), namespace: 'flagwire-required' }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
     b.onLoad({ filter: /\/dist\/src\/.*\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
       const contents = ownUrls(args.path, text, outdir);
