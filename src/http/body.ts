@@ -47,6 +47,16 @@ const ResizableArrayBuffer = ArrayBuffer as unknown as new (byteLength: number, 
  */
 export const kDrainBytes = 16 * 1024 * 1024;
 
+/**
+ * Whether a request answered before any of its body is read closes its connection after the answer:
+ * when the body's length is not declared (chunked: its end is unknown) or is past kDrainBytes. Otherwise
+ * uWS drains the body and the connection serves the client's next request. `contentLength` is the raw
+ * header ('' when absent).
+ */
+export function closesUnread(contentLength: string): boolean {
+  return contentLength === '' || Number(contentLength) > kDrainBytes;
+}
+
 const kTooLargeDrained: BodyResult = { ok: false, reason: 'tooLarge', closes: false };
 const kTooLargeClosed: BodyResult = { ok: false, reason: 'tooLarge', closes: true };
 const kBusyDrained: BodyResult = { ok: false, reason: 'busy', closes: false };
@@ -141,7 +151,7 @@ export class BodyBudget {
     const declared = contentLength === '' ? 0 : Number(contentLength);
     if (declared > kMaxBodyBytes) {
       finished = true;
-      done(declared > kDrainBytes ? kTooLargeClosed : kTooLargeDrained);
+      done(closesUnread(contentLength) ? kTooLargeClosed : kTooLargeDrained);
       return;
     }
     if (declared > 0) {

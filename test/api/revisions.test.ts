@@ -3,9 +3,13 @@
 // the one it committed at; Flagwire-Min-Revision is served at once when this node has it, waits for it
 // (a change made meanwhile by the console, another process), is a 400 when it is not a revision and a
 // 503 with Retry-After when the wait runs out. Several nodes: test/multinode/revisions-pg.test.ts.
+import { once } from 'node:events';
+import net from 'node:net';
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { call, type Reply } from '../helpers/http.js';
+import { pollUntil } from '../helpers/poll.js';
+import { rawRequest } from '../helpers/raw-http.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
 // The node's wait for a revision. The wait test's change is made by another process than the server
@@ -120,6 +124,38 @@ t.test('Flagwire-Min-Revision that is not a revision: 400, each API in its own e
   const write = await patch({ enabled: false }, { 'flagwire-min-revision': 'soon' });
   t.equal(write.status, 400);
   t.equal((await getFlag()).json.enabled, true, 'the write with a bad header changed nothing');
+});
+
+t.test('OFREP answers a Flagwire-Min-Revision that is not a revision before its body, drains the body and serves on', async (t) => {
+  // Written at once, after the bad request: the next request is answered only if the server read the
+  // first body to its declared end and kept the connection (docs/decisions.md: A refused body is drained).
+  const socket = net.connect(server.port, '127.0.0.1');
+  await once(socket, 'connect');
+  t.teardown(() => socket.destroy());
+  let received = '';
+  let closed = false;
+  socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+  socket.on('close', () => (closed = true));
+  // 60,000 characters: as much as a context may hold (65,536 of keys and strings).
+  const body = Buffer.from(JSON.stringify({ context: { targetingKey: 'k1', padding: 'x'.repeat(60_000) } }));
+  const post = (extra: [string, string][]) =>
+    rawRequest(
+      'POST',
+      `/ofrep/v1/evaluate/flags/${ids.flag}`,
+      [['Host', '127.0.0.1'], ['Content-Type', 'application/json'], ['Content-Length', String(body.length)], ...extra],
+      body,
+    );
+  socket.write(Buffer.concat([post([['Flagwire-Min-Revision', 'abc']]), post([])]));
+  const statuses = () => received.match(/HTTP\/1\.1 \d{3}/g) ?? [];
+  await pollUntil(
+    'both answers',
+    async () => [statuses().length, closed] as const,
+    ([answers, ended]) => ended || (answers === 2 && received.endsWith('}')),
+  );
+  t.same(statuses(), ['HTTP/1.1 400', 'HTTP/1.1 200'], 'the 400, then the next request on the same connection served');
+  t.notMatch(received, /\r\nconnection: close\r\n/i, 'the connection is kept');
+  t.match(received, /"errorCode":"GENERAL"/);
+  t.equal(closed, false);
 });
 
 t.test('a revision this node does not get within the wait: 503 Revision not reached, Retry-After, on time', async (t) => {
