@@ -1,9 +1,10 @@
-// The bodies of the sends a node's deliverer runs, as the bytes sent: a change goes to each webhook of
-// its project that subscribes (up to kMaxWebhooks), and their sends of it run at about the same time.
-// Each send read the change's payload from the store (every body of the change, up to a flag's size in
-// each format: a new string each time), then encoded it twice (the signature, the request). Now the
-// first send of a body reads and encodes it, the sends that run beside it share those bytes, and the
-// last one to end lets them go: the node still holds only bodies that sends are using, one copy each.
+// The bodies of the sends a node's deliverer runs, as the bytes sent. A change goes to each webhook of
+// its project that subscribes (up to kMaxWebhooks), and their sends of it run at about the same time;
+// reading the change's payload (every body of the change, up to a flag's size in each format: a new
+// string each time) and encoding it at each send cost the main thread, which serves requests, as much
+// again per webhook. So the first send of a body reads it and encodes it once, the sends beside it share
+// those bytes, and the last one to end lets them go: a node holds only bodies that sends are using, one
+// copy each.
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { Webhook } from './records.js';
 import { getPayload } from './webhook-store.js';
