@@ -35,7 +35,7 @@ import {
   listPayloadDeliveries,
   listPayloadSeqs,
   payloadKept,
-  payloadSent,
+  payloadHasDeliveries,
   listWebhooks,
   putDelivery,
   putPayload,
@@ -246,7 +246,7 @@ function dropDelivery(w: StoreWriter, delivery: WebhookDelivery): void {
   // The payload (every body of the change, up to a flag's size in each format) is read only to delete it
   // with its last delivery: a webhook's delete drops up to kKeptDeliveries of them, and each change past
   // that bound drops one per webhook, all in the writer.
-  if (payloadSent(w, delivery.auditSeq)) return;
+  if (payloadHasDeliveries(w, delivery.auditSeq)) return;
   const payload = getPayload(w, delivery.auditSeq);
   if (payload !== undefined) deletePayload(w, payload);
 }

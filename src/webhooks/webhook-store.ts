@@ -142,7 +142,7 @@ export function payloadKept(r: StoreReader, projectId: string, auditSeq: number)
 }
 
 /** Whether a delivery still sends the change's payload, from its lookup, reading no delivery. */
-export function payloadSent(r: StoreReader, auditSeq: number): boolean {
+export function payloadHasDeliveries(r: StoreReader, auditSeq: number): boolean {
   return r.lookupEntries(kDeliveryRecords, 'payload', [auditSeq], { limit: 1 }).length > 0;
 }
 
