@@ -148,6 +148,9 @@ export class BodyBudget {
       release();
       onAbort?.();
     });
+    // From here the reader decides: its refusals say whether they close (`closes`), and a body read
+    // whole leaves nothing unread.
+    res.unreadBodyCloses = false;
     const declared = contentLength === '' ? 0 : Number(contentLength);
     if (declared > kMaxBodyBytes) {
       finished = true;

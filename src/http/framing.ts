@@ -8,15 +8,13 @@
 //   - any Transfer-Encoding but exactly `chunked` (`xchunked`, `chunked, identity`, `gzip, chunked`, or
 //     a second Transfer-Encoding header): uWS frames all of them as chunked.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { closesUnread } from './body.js';
 import { kContentLengthKey, kTransferEncodingKey } from './header-keys.js';
+import type { PendingResponse } from './http.js';
 import { interceptRoutes } from './intercept-routes.js';
 
-/**
- * What is wrong with the request's framing, or null. Hot path: a request with neither header (every
- * GET the Evaluation API serves) costs two header look-ups (by bytes: header-keys.ts) and nothing else.
- */
-export function framingProblem(req: HttpRequest): string | null {
-  if (req.getHeader(kContentLengthKey) === '' && req.getHeader(kTransferEncodingKey) === '') return null;
+/** What is wrong with the framing of a request that has a Content-Length or a Transfer-Encoding, or null. */
+function framingProblem(req: HttpRequest): string | null {
   let length: string | null = null;
   let encodings = 0;
   let problem: string | null = null;
@@ -38,12 +36,19 @@ export function framingProblem(req: HttpRequest): string | null {
 
 /**
  * Guards every route registered on `app` from now on: a request whose framing is in doubt is answered
- * by `refuse` (which must close the connection) and never reaches the route.
+ * by `refuse` (which must close the connection) and never reaches the route. A request with a body is
+ * marked with what an answer before its body is read does to the connection (PendingResponse's
+ * unreadBodyCloses). Hot path: a request with neither header (every GET the Evaluation API serves) costs
+ * two header look-ups (by bytes: header-keys.ts) and nothing else.
  */
 export function guardFraming(app: TemplatedApp, refuse: (res: HttpResponse, problem: string) => void): TemplatedApp {
-  return interceptRoutes(app, (_method, _pattern, handler) => (res, req) => {
+  return interceptRoutes(app, (_method, _pattern, handler) => (res: PendingResponse, req) => {
+    const length = req.getHeader(kContentLengthKey);
+    if (length === '' && req.getHeader(kTransferEncodingKey) === '') return handler(res, req);
     const problem = framingProblem(req);
     if (problem !== null) return refuse(res, problem);
+    // '' here: chunked, an end not known.
+    if (length !== '0') res.unreadBodyCloses = closesUnread(length);
     return handler(res, req);
   });
 }

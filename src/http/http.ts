@@ -27,11 +27,22 @@ export interface PendingResponse extends HttpResponse {
   tracked?: boolean;
   /** The front end's shutdown, set for every request by guardDrain (src/http/in-flight.ts). */
   drain?: { readonly draining: boolean };
+  /**
+   * The request declares a body that no reader has taken, and an answer given now must close the
+   * connection rather than drain it (closesUnread, src/http/body.ts). Set by guardFraming for a request
+   * with a body, cleared by the body reader, which decides for its own answers from then on.
+   */
+  unreadBodyCloses?: boolean;
 }
 
-/** While the front end drains for shutdown, every answer says `Connection: close` and closes. */
+/**
+ * Whether an answer closes its connection whatever its route: every answer while the front end drains
+ * for shutdown, and an answer given before the request's body is read when that body cannot be drained.
+ * One home for both, so that no route answering from its headers (a 401, a 404, a bad header) has to
+ * remember the body it did not read.
+ */
 export function closesConnection(res: PendingResponse): boolean {
-  return res.drain?.draining === true;
+  return res.drain?.draining === true || res.unreadBodyCloses === true;
 }
 
 /**

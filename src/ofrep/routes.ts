@@ -12,7 +12,7 @@ import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js';
 import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
 import type { Route } from '../eval-engine/protocol.js';
-import { closesUnread, kMaxBodyBytes, type BodyBudget } from '../http/body.js';
+import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
 import { headerKey, kContentLengthKey, kIfNoneMatchKey } from '../http/header-keys.js';
 import type { PendingResponse } from '../http/http.js';
 import { kInvalidMinRevision, kInvalidMinRevisionDetail, kMinRevisionKey, minRevisionOf } from '../http/revisions.js';
@@ -124,9 +124,10 @@ function registerOfrepRoutes(
     const minRevision = minRevisionOf(rawMinRevision);
     if (minRevision === kInvalidMinRevision) {
       metrics?.request(route, 400);
-      // Answered from the headers: the body is drained, or the connection closed when it cannot be.
+      // Answered from the headers: the body is drained, or the connection closed when it cannot be
+      // (closesConnection, src/http/http.ts).
       const body = route === flagRoute ? ofrepFailureBody(id, 'GENERAL', kInvalidMinRevisionDetail) : kBulkInvalidMinRevision;
-      queue.refuse(res, 400, body, false, closesUnread(contentLength));
+      queue.refuse(res, 400, body);
       return;
     }
     // The batcher copies the body into its batch (or, for a request that waits for its revision, keeps a

@@ -40,6 +40,19 @@ const flagPost = (framing: readonly [string, string], body?: Buffer) =>
     body,
   );
 
+/** Waits until the server closes `conn`, having sent only a request's head, then checks its answer: `status`, `Connection: close`. */
+async function answeredAndClosed(t: Test, conn: Awaited<ReturnType<typeof rawConnection>>, status: number) {
+  await pollUntil(
+    'the close',
+    async () => conn.closed,
+    (closed) => closed,
+  );
+  t.equal(conn.failure, null, 'no socket error: nothing of the body was sent');
+  const text = conn.received.toString('latin1');
+  t.match(text, new RegExp(`^HTTP/1\\.1 ${status} `));
+  t.match(text, /\r\nconnection: close\r\n/i);
+}
+
 /** The status lines received so far (an answer's body, JSON here, runs straight into the next one's). */
 const responses = (bytes: Buffer) => bytes.toString('latin1').match(/HTTP\/1\.1 \d{3} /g) ?? [];
 
@@ -119,14 +132,61 @@ t.test('a body declared over the drain bound: 413, and the server closes without
   const before = world.snapshot();
   const conn = await rawConnection(server.port);
   conn.socket.write(flagPost(['Content-Length', String(kDrainBytes + 1)]));
-  await pollUntil(
-    'the close',
-    async () => conn.closed,
-    (closed) => closed,
-  );
-  t.equal(conn.failure, null, 'no socket error: nothing of the body was sent');
-  const text = conn.received.toString('latin1');
-  t.match(text, /^HTTP\/1\.1 413 /);
-  t.match(text, /\r\nconnection: close\r\n/i);
+  await answeredAndClosed(t, conn, 413);
   t.equal(world.snapshot(), before, 'nothing changed');
 });
+
+/**
+ * Requests answered from their headers, before any of their body is read: the Management API's 401 (a
+ * token it does not know), the 404 of a path no route has, the console's refusal of a change without its
+ * Origin. One rule decides for all of them (closesConnection, src/http/http.ts).
+ */
+const kAnsweredFromHeaders: readonly { what: string; path: string; headers: [string, string][]; status: number }[] = [
+  { what: 'a 401 for an unknown token', path: '/api/v1/flags', headers: [['Authorization', 'Bearer fw_not_a_token']], status: 401 },
+  { what: 'a 404 for a path no route has', path: '/no/such/route', headers: [], status: 404 },
+  { what: "the console's 403 for a change without its Origin", path: '/console/api/flags', headers: [], status: 403 },
+];
+
+for (const { what, path, headers, status } of kAnsweredFromHeaders) {
+  const request = (framing: [string, string], body?: Buffer) =>
+    rawRequest('POST', path, [['Host', '127.0.0.1'], ['Content-Type', 'application/json'], ...headers, framing], body);
+
+  t.test(`${what}, before its body: a body within the drain bound is drained, and the connection serves on`, async (t) => {
+    const conn = await rawConnection(server.port);
+    t.teardown(() => conn.socket.destroy());
+    const body = Buffer.alloc(60_000, 'x');
+    const next = Buffer.from(JSON.stringify({ name: `after-${status}-drained` }));
+    // Written at once: the second request is answered only if the first body was read to its declared end.
+    conn.socket.write(
+      Buffer.concat([request(['Content-Length', String(body.length)], body), flagPost(['Content-Length', String(next.length)], next)]),
+    );
+    await pollUntil(
+      'both answers',
+      async () => [responses(conn.received).length, conn.closed] as const,
+      ([answers, closed]) => closed || answers === 2,
+    );
+    t.match(
+      responses(conn.received),
+      [new RegExp(`^HTTP/1\\.1 ${status} `), /^HTTP\/1\.1 201 /],
+      'the refusal, then the next request served',
+    );
+    t.notMatch(conn.received.toString('latin1'), /\r\nconnection: close\r\n/i, 'the connection is kept');
+    t.equal(conn.closed, false, 'still open');
+    t.equal(conn.failure, null, 'no socket error');
+  });
+
+  for (const framing of [
+    ['Content-Length', String(kDrainBytes + 1)],
+    ['Transfer-Encoding', 'chunked'],
+  ] as [string, string][]) {
+    t.test(`${what}, before its body (${framing.join(': ')}): the server closes without reading the body`, async (t) => {
+      const before = world.snapshot();
+      const conn = await rawConnection(server.port);
+      t.teardown(() => conn.socket.destroy());
+      // Only the head: a server that meant to drain the body would wait for it, and never close.
+      conn.socket.write(request(framing));
+      await answeredAndClosed(t, conn, status);
+      t.equal(world.snapshot(), before, 'nothing changed');
+    });
+  }
+}

@@ -88,8 +88,9 @@ export class RawClient {
     conn.buffer = Buffer.alloc(0);
     conn.socket.write(bytes);
     const timeoutMs = options.timeoutMs ?? 60_000;
+    let reply: RawReply | null = null;
     try {
-      return await new Promise<RawReply>((resolve, reject) => {
+      reply = await new Promise<RawReply>((resolve, reject) => {
         const timer = setTimeout(() => {
           conn.onChange = null;
           reject(
@@ -99,20 +100,23 @@ export class RawClient {
           );
         }, timeoutMs);
         const check = () => {
-          const reply = parseResponse(conn.buffer, conn.ended, options.head ?? false);
-          if (reply === null) return;
+          const parsed = parseResponse(conn.buffer, conn.ended, options.head ?? false);
+          if (parsed === null) return;
           clearTimeout(timer);
           conn.onChange = null;
-          resolve({ ...reply, ms: performance.now() - started });
+          resolve({ ...parsed, ms: performance.now() - started });
         };
         conn.onChange = check;
         check();
       });
+      return reply;
     } finally {
       // A 413 is answered before the body is read: the server closes, or reads on to the body's declared
       // end (src/http/body.ts kDrainBytes). Never reuse that connection: a request written into it in
-      // the meantime would be lost, or read as the rest of that body.
-      if (options.closeAfter || conn.ended || / 413 /.test(conn.buffer.subarray(0, 16).toString('latin1'))) this.close();
+      // the meantime would be lost, or read as the rest of that body. Nor one whose answer said
+      // `Connection: close` (RFC 9112 §9.6): its close may not have arrived yet.
+      const reusable = reply !== null && reply.status !== 413 && !/\bclose\b/i.test(reply.headers.get('connection') ?? '');
+      if (options.closeAfter || conn.ended || !reusable) this.close();
     }
   }
 
