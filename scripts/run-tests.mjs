@@ -274,7 +274,8 @@ async function worker() {
     totals.failed += r.counts.failed;
     totals.skipped += r.counts.skipped;
     const cpu = r.times === null ? '' : ` cpu=${(r.times.user + r.times.sys).toFixed(1)}s`;
-    const time = `# time=${r.seconds.toFixed(1)}s${cpu}`;
+    // The file's passing points, so that two runs' logs show which file's count moved.
+    const time = `# time=${r.seconds.toFixed(1)}s${cpu} points=${r.counts.passed}`;
     if (r.ok) {
       console.log(`ok ${done} - ${name} ${time}`);
       if (kAllOutput) console.log(r.output.replace(/^/gm, '    '));
