@@ -1,8 +1,9 @@
 // Every error Flagwire can report, in one table: HTTP status, the spec's title, and the anchor of the
 // section on the docs page that explains it. Code throws `new FlagwireError(code, detail)`; the API
 // renders `{error, detail, docs}` from it and the console renders `{error, detail}`. Both bodies are
-// TypeBox values (the OpenAPI document's schemas) whose Static types the render functions return.
-import { Type, type Static } from './typebox.js';
+// TypeBox values (error-schemas.ts: the OpenAPI document's schemas) whose Static types the render
+// functions return.
+import type { ErrorBody, ErrorEnvelope } from './error-schemas.js';
 
 export const kErrors = {
   INVALID_REQUEST: { status: 400, title: 'Invalid request', anchor: 'invalid-request' },
@@ -124,24 +125,6 @@ export function relayReadOnlyError(upstreamUrl: string): FlagwireError {
 export function fromErrorData(data: ErrorData): FlagwireError {
   return new FlagwireError(isErrorCode(data.code) ? data.code : 'INTERNAL', data.detail);
 }
-
-export const ErrorBody = Type.Object(
-  {
-    error: Type.String({ description: "The error's title" }),
-    detail: Type.String({ description: 'Cause and fix' }),
-  },
-  { description: 'Evaluation API error body' },
-);
-export type ErrorBody = Static<typeof ErrorBody>;
-
-export const ErrorEnvelope = Type.Object(
-  {
-    ...ErrorBody.properties,
-    docs: Type.String({ description: 'Link to the section of the docs page explaining it' }),
-  },
-  { description: 'Management API error envelope' },
-);
-export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
 
 /** `{error, detail, docs}`: the Management API envelope. */
 export function errorEnvelope(err: FlagwireError, docsUrl: string): ErrorEnvelope {

@@ -2,7 +2,8 @@
 // version; with `variant` and `value` for a state with typed variants, once per answer) and the error
 // bodies `{error, detail}` (errorBody of the shared error table; the fixed ones built once at load).
 // Never built per request. The 200 shapes are in src/model/eval-shapes.ts.
-import { errorBody, FlagwireError, type ErrorBody, type ErrorCode } from '../errors.js';
+import type { ErrorBody } from '../error-schemas.js';
+import { errorBody, FlagwireError, type ErrorCode } from '../errors.js';
 import { kInvalidMinRevisionDetail, kRevisionNotReachedDetail } from '../http/revisions.js';
 import type { EvalFlag } from '../model/eval-shapes.js';
 import type { Flag } from '../model/flags.js';

@@ -15,7 +15,7 @@
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { trackAbort, type PendingResponse } from '../http/http.js';
 import { kInvalidMinRevision, kMinRevisionKey, minRevisionOf } from '../http/revisions.js';
-import { ErrorBody } from '../errors.js';
+import { ErrorBody } from '../error-schemas.js';
 import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
 import { json, kEvalErrors, kEvalParams, pathParam } from '../routes/openapi-parts.js';
 import { registerRoutes, type RouteCounts, type RouteDeclaration, type RouteNumbers } from '../routes/route-table.js';

@@ -6,7 +6,8 @@
 // references to components, responses and parameters shared by several routes, and the error responses,
 // whose statuses and titles come from the error table (src/errors.ts).
 import type { TSchema } from '../typebox.js';
-import { ErrorBody, ErrorEnvelope, kConsoleOnlyErrors, kErrors, type ErrorCode } from '../errors.js';
+import { ErrorBody, ErrorEnvelope } from '../error-schemas.js';
+import { kConsoleOnlyErrors, kErrors, type ErrorCode } from '../errors.js';
 import { kMinRevisionName, kRevisionHeader } from '../http/revisions.js';
 import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
 import {

@@ -15,7 +15,7 @@
 // number (src/all-routes.ts numbers paths): the 'q' or 'b' says which the worker reads.
 import { type FrontendKind, kFrontendKinds } from './frontend-kinds.js';
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
-import { ErrorBody } from '../errors.js';
+import { ErrorBody } from '../error-schemas.js';
 import { evalErrorBody, kInternalErrorBody, kOverloadedBody, kRevisionNotReachedBody } from '../eval-engine/bodies.js';
 import type { Route } from '../eval-engine/protocol.js';
 import { type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js';
