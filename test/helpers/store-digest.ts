@@ -24,7 +24,11 @@ export class StoreDigest {
   /** The last fingerprint and the environment's last committed transaction when it was taken. */
   private last: { txnId: number; digest: Digest } | null = null;
 
-  constructor(dataDir: string) {
+  /** `alsoSkipped`: databases a test expects its requests to change by design, left out too. */
+  constructor(
+    dataDir: string,
+    private readonly alsoSkipped: ReadonlySet<string> = new Set(),
+  ) {
     this.root = open({ path: join(dataDir, 'flagwire.mdb'), readOnly: true, maxDbs: kMaxDbs });
   }
 
@@ -47,7 +51,7 @@ export class StoreDigest {
   private read(): Digest {
     const out: Digest = {};
     for (const name of [...this.root.getKeys()].map(String).sort()) {
-      if (kSkippedDbs.has(name)) continue;
+      if (kSkippedDbs.has(name) || this.alsoSkipped.has(name)) continue;
       let db = this.dbs.get(name);
       if (db === undefined) {
         db = this.root.openDB({ name, encoding: 'binary' }) as unknown as Database<Buffer, string | number | (string | number)[]>;
