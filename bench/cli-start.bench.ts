@@ -13,11 +13,13 @@ import { parseArgs } from 'node:util';
 import { kStoreLayout } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import { kDemoProjectIds, seedDemo } from '../src/writer-thread/demo-seed.js';
+import { kCli } from '../test/helpers/server.js';
 import { machineInfo } from './environment.js';
+import { builtBin } from './locations.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, baseline: { type: 'string' } } });
 const kRuns = Number(values.runs);
-const kThisCli = new URL('../src/cli/cli.js', import.meta.url).pathname;
+const kThisCli = kCli;
 
 /** This process's waited-for children's CPU time so far, in ms (/proc/self/stat: cutime + cstime, in clock ticks). */
 function childrenCpuMs(): number {
@@ -53,7 +55,7 @@ const builds = [{ name: 'this build', cli: kThisCli, dir: seeded.dir }];
 if (values.baseline !== undefined) {
   const copy = mkdtempSync(join(tmpdir(), 'flagwire-cli-bench-'));
   cpSync(seeded.dir, copy, { recursive: true });
-  builds.push({ name: `baseline (${values.baseline})`, cli: join(values.baseline, 'dist/src/cli/cli.js'), dir: copy });
+  builds.push({ name: `baseline (${values.baseline})`, cli: builtBin(values.baseline), dir: copy });
 }
 const commands: { name: string; args: (dir: string, n: number) => string[] }[] = [
   { name: '--help', args: () => ['--help'] },

@@ -23,9 +23,10 @@ import { LmdbStore } from '../src/store/lmdb-store.js';
 import { seedDemo } from '../src/writer-thread/demo-seed.js';
 import { cli } from '../test/helpers/cli.js';
 import { call } from '../test/helpers/http.js';
-import { startTestServer } from '../test/helpers/server.js';
+import { kCli, startTestServer } from '../test/helpers/server.js';
 import { kCacheDelayMs } from '../src/cli/bundle-script.js';
 import { machineInfo } from './environment.js';
+import { builtBin } from './locations.js';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '10' }, stop: { type: 'string', default: 'term' }, baseline: { type: 'string' } },
@@ -143,14 +144,14 @@ while ((await call(relay.baseUrl, 'GET', '/ready')).status !== 200) await new Pr
 await relay.stop();
 await upstreamNode.stop();
 
-const thisCli = new URL('../src/cli/cli.js', import.meta.url).pathname;
+const thisCli = kCli;
 const starts: { name: string; cli: string; dir: string; env: NodeJS.ProcessEnv; testServer?: true }[] = [
   { name: 'node, this build', cli: thisCli, dir: seeded, env: {} },
   { name: 'relay, this build', cli: thisCli, dir: relayDir, env: relayEnv },
   { name: 'test server, this build', cli: thisCli, dir: '', env: {}, testServer: true },
 ];
 if (values.baseline !== undefined) {
-  const baseCli = join(values.baseline, 'dist/src/cli/cli.js');
+  const baseCli = builtBin(values.baseline);
   const copyOf = (dir: string) => {
     const copy = mkdtempSync(join(tmpdir(), 'flagwire-start-bench-'));
     cpSync(dir, copy, { recursive: true });

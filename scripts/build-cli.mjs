@@ -1,6 +1,8 @@
 // What the command line's entry (src/cli/cli.ts) reads so that a command loads only what it runs, derived
 // from the build's own output by `npm run build` after tsc (and after bundle-typebox.mjs, whose single
 // file the bundle takes in):
+//   dist/src/cli/flagwire.cjs: the bin, the entry and what it imports at once as one CommonJS file
+//     (buildBin, below), so help and usage errors start no ES module loader;
 //   dist/src/cli/commands.json: every command's shape (CommandSpec: words, usage, options, help), from
 //     the commands the capabilities declare, so help, the version and usage errors need no capability;
 //   dist/src/cli/bundle/main.js: main.js with every source module it imports in one script V8 caches
@@ -16,7 +18,7 @@
 //     front-end thread's entries bundled the same way, which the bundle above starts instead of the
 //     modules (a node's writer thread loaded some 190 of them, an evaluation worker 75: bench/RESULTS.md,
 //     issue 57 item 2).
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -111,14 +113,9 @@ function ownUrls(path, text, outdir) {
   return threads.replaceAll('import.meta.url', `new URL(${own}, import.meta.url).href`);
 }
 
-/**
- * The modules the command line's entry (cli.js) has loaded before it imports a bundle (the commands'
- * shapes, errors, TypeBox), from esbuild's own reading of it: the bundles the main thread runs import
- * these files rather than hold copies of them, so a command or a node compiles and runs each once. A copy
- * in the bundle was a second module: TypeBox's 0.2 MB compiled and run twice in every node's main thread
- * (issue 57, item 2).
- */
+/** The command line's entry, and the bin made of it (buildBin, below). */
 const kEntry = join(kSrcDir, 'cli/cli.js');
+const kBin = join(kSrcDir, 'cli/flagwire.cjs');
 /** What `entry` loads at once: its static imports and theirs, not what it imports on use (main.js). */
 async function loadedAtOnce(entry) {
   const { inputs } = (
@@ -144,14 +141,15 @@ async function loadedAtOnce(entry) {
   }
   return modules;
 }
-const kEntryModules = await loadedAtOnce(kEntry);
 /**
- * serve's too: the entry loads serve's settings check (src/cli/serve-config.ts) and what it imports before
- * it imports serve's bundle, which imports those files as well rather than hold copies of them, so
- * config.ts's TypeBox check is compiled once (a copy cost a good start about 10 ms of CPU more).
+ * The modules the bin has loaded before serve's bundle: serve's settings check (src/cli/serve-config.ts)
+ * and what it imports, from their own files (the bin imports the check on use), read from esbuild's own
+ * reading of it. serve's bundle imports these files rather than hold copies of them, so a node compiles
+ * and runs each once: a copy in the bundle was a second module (TypeBox's 0.2 MB compiled and run twice
+ * in every node's main thread, issue 57 item 2; config.ts's check compiled twice, about 10 ms of CPU).
  */
 const kServeCheck = join(kSrcDir, 'cli/serve-config.js');
-const kServeEntryModules = new Set([...kEntryModules, kServeCheck, ...(await loadedAtOnce(kServeCheck))]);
+const kServeEntryModules = new Set([kServeCheck, ...(await loadedAtOnce(kServeCheck))]);
 /** The modules in `shared`, imported from their own files by a bundle made in `outdir`. */
 const entryShared = (outdir, shared) => ({
   name: 'entry-shared',
@@ -390,11 +388,9 @@ const kOptions = {
   sourcemap: true,
   logLevel: 'warning',
 };
-await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kBundleDir, [
-  entryShared(kBundleDir, kEntryModules),
-  sourceRewrites(kBundleDir),
-  kRequiredOnUse,
-]);
+// The few modules the bin holds too (the argument parser, the error table: buildBin) are copies here: the
+// bin is one CommonJS file, whose modules a bundle cannot import.
+await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kBundleDir, [sourceRewrites(kBundleDir), kRequiredOnUse]);
 /**
  * The entries a thread's entry imports by URL (an evaluation worker's evaluators): in its script too, the
  * script's `__fw.bundled` maps each one's URL (its bundled path, as the main thread names it) to its
@@ -504,13 +500,44 @@ for (const { dir, entries } of kThreadBundles) {
   if (byUrl.length === 0) await scriptBundle(entry, basename(entry, '.js'), outdir, [sourceRewrites(outdir)], stub);
   else await scriptBundle(kByUrlEntry, basename(entry, '.js'), outdir, [sourceRewrites(outdir), importedByUrl(entry, byUrl)], stub);
 }
-// The modules the entry runs outside the bundles (cli.js and what it loads at once; for serve, its
-// settings check too: kEntryModules, kServeEntryModules above, and what runs the scripts, which their
-// modules import: asScript), by path under dist/src, for the tests that check a command or a node runs
-// nothing else (test/cli/cli-start.test.ts, test/capabilities/parts-on-use.test.ts): derived here, so
-// they cannot drift from what the build shares.
-const underSrc = (modules) => [...new Set([kEntry, ...modules])].map((path) => relative(kSrcDir, path)).sort();
+/**
+ * The bin (`npx flagwire`, `npm start`): the entry and what it imports at once (the commands' shapes'
+ * reader, the argument parser, the error table), one CommonJS file beside the entry, so that its
+ * relative URLs (commands.json, the bundles, serve's settings check, package.json) name the same files.
+ * Node runs a CommonJS main module without starting its ES module loader, which help and usage errors
+ * then never need: `--help` spent 44 ms of CPU past a bare `node -e 0` as seven ES modules, 31 as one,
+ * 22 as this (30 runs each, load 6). What it imports on use stays apart: serve's settings check, from its
+ * own files (kServeEntryModules), the bundles, and main.js for a process given a test's capability.
+ */
+async function buildBin() {
+  await build({
+    entryPoints: [kEntry],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    external: ['./serve-config.js', './main.js'],
+    outfile: kBin,
+    sourcemap: true,
+    logLevel: 'warning',
+    // CommonJS has no import.meta: each module's URL is made from the file's own (sourceRewrites).
+    define: { 'import.meta.url': 'flagwireBinUrl' },
+    banner: { js: "const flagwireBinUrl = require('node:url').pathToFileURL(__filename).href;" },
+    plugins: [sourceRewrites(dirname(kBin))],
+  });
+  // Run by its link (scripts/link-bin.mjs): executable, as tsc does not make its own outputs.
+  chmodSync(kBin, 0o755);
+}
+await buildBin();
+
+// The modules the bin runs outside the bundles (itself; for serve, its settings check too:
+// kServeEntryModules above, and what runs the scripts, which their modules import: asScript), by path
+// under dist/src, for the tests that check a command or a node runs nothing else
+// (test/cli/cli-start.test.ts, test/capabilities/parts-on-use.test.ts): derived here, so they cannot
+// drift from what the build shares.
+const underSrc = (modules) => [...new Set([kBin, ...modules])].map((path) => relative(kSrcDir, path)).sort();
 writeFileSync(
   join(kBundleDir, 'outside-modules.json'),
-  `${JSON.stringify({ entry: underSrc(kEntryModules), serve: underSrc([...kServeEntryModules, kScriptRunner]) }, null, 2)}\n`,
+  `${JSON.stringify({ entry: underSrc([]), serve: underSrc([...kServeEntryModules, kScriptRunner]) }, null, 2)}\n`,
 );

@@ -8,17 +8,14 @@
 // `bin`, npx finds the command in ./node_modules/.bin and runs it, as it runs any other local tool:
 // nothing installed, nothing shared written, any number at once. This runs after every build (so after
 // `npm install`, whose prepare builds), and is idempotent.
-import { chmodSync, existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const kCli = fileURLToPath(new URL('../dist/src/cli/cli.js', import.meta.url));
 const kBinDir = fileURLToPath(new URL('../node_modules/.bin/', import.meta.url));
 const kLink = `${kBinDir}flagwire`;
-// Relative, as npm's own links are: the clone can be moved.
-const kTarget = '../../dist/src/cli/cli.js';
-
-// tsc does not set the executable bit; the link runs the file itself, so it must be runnable.
-if (existsSync(kCli)) chmodSync(kCli, 0o755);
+// Relative, as npm's own links are: the clone can be moved. The bin, which scripts/build-cli.mjs makes
+// (and makes executable: the link runs the file itself) after this runs.
+const kTarget = '../../dist/src/cli/flagwire.cjs';
 
 const linked = (() => {
   try {

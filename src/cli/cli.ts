@@ -14,7 +14,9 @@
 //      now holds it (docs/approvals.md); with --json {"changeRequest": {...}} on stdout
 //
 // Pipelines run a command per step, so this entry loads as little as it can (docs/architecture.md,
-// "The command line's start"): help, the version and usage errors are answered from the commands'
+// "The command line's start"). The bin is the build's one CommonJS file of it and what it imports at once
+// (dist/src/cli/flagwire.cjs), so help and usage errors start no ES module loader; this module itself
+// runs the same code, as tests and scripts that name it do. Help, the version and usage errors are answered from the commands'
 // shapes that the build derives from them (commands.json), with no capability loaded; a command runs
 // from the build's bundle of main.js (bundle/main.js: one script V8 caches, src/cli/bundle-script.ts),
 // not some 300 modules; serve from its own (bundle/serve/main.js), whose threads run from theirs. A process given a test's own
@@ -36,38 +38,46 @@ function commandLineBytes(): Buffer | null {
   }
 }
 
-const argv = process.argv.slice(2);
-const io = { env: process.env, commandLine: commandLineBytes(), stdin: process.stdin };
-let outcome: Outcome | null;
-if (runsBundled()) {
-  const specs = JSON.parse(readFileSync(new URL('./commands.json', import.meta.url), 'utf8')) as (CommandSpec & {
-    longRunning?: boolean;
-  })[];
-  const answered = answerBeforeRun(argv, specs, io);
-  if ('outcome' in answered) {
-    outcome = answered.outcome;
-  } else {
-    // serve's settings are read before its bundle loads, from modules of their own: a bad one is answered
-    // at about the cost of --help (0.15 CPU s, not 0.33: issue 57). Good ones are read again by serve,
-    // whose start-up tries its ports before the writer and the threads start (src/server/start.ts).
-    const { line } = answered;
-    const problem = line.spec.name === 'serve' ? (await import('./serve-config.js')).serveConfigProblem(line, io.env) : null;
-    if (problem !== null) {
-      outcome = problem;
+/** Answers the command line, or runs its command. */
+async function run(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const io = { env: process.env, commandLine: commandLineBytes(), stdin: process.stdin };
+  let outcome: Outcome | null;
+  if (runsBundled()) {
+    const specs = JSON.parse(readFileSync(new URL('./commands.json', import.meta.url), 'utf8')) as (CommandSpec & {
+      longRunning?: boolean;
+    })[];
+    const answered = answerBeforeRun(argv, specs, io);
+    if ('outcome' in answered) {
+      outcome = answered.outcome;
     } else {
-      // A specifier tsc does not resolve: the bundle is the build's, made after tsc. serve (the one
-      // long-running command) loads the server, every route and every command: its bundle is one file.
-      const bundle = line.spec.longRunning === true ? './bundle/serve/main.js' : './bundle/main.js';
-      const { main } = (await import(bundle)) as Main;
-      outcome = await main(argv, io);
+      // serve's settings are read before its bundle loads, from modules of their own: a bad one is answered
+      // at about the cost of --help (0.15 CPU s, not 0.33: issue 57). Good ones are read again by serve,
+      // whose start-up tries its ports before the writer and the threads start (src/server/start.ts).
+      const { line } = answered;
+      const problem = line.spec.name === 'serve' ? (await import('./serve-config.js')).serveConfigProblem(line, io.env) : null;
+      if (problem !== null) {
+        outcome = problem;
+      } else {
+        // A specifier tsc does not resolve: the bundle is the build's, made after tsc. serve (the one
+        // long-running command) loads the server, every route and every command: its bundle is one file.
+        const bundle = line.spec.longRunning === true ? './bundle/serve/main.js' : './bundle/main.js';
+        const { main } = (await import(bundle)) as Main;
+        outcome = await main(argv, io);
+      }
     }
+  } else {
+    outcome = await (await import('./main.js')).main(argv, io);
   }
-} else {
-  outcome = await (await import('./main.js')).main(argv, io);
+  if (outcome !== null) {
+    if (outcome.stderr !== '') process.stderr.write(outcome.stderr);
+    if (outcome.stdout !== '') process.stdout.write(outcome.stdout);
+    // exitCode, not exit(): a piped stdout is flushed before the process ends.
+    process.exitCode = outcome.code;
+  }
 }
-if (outcome !== null) {
-  if (outcome.stderr !== '') process.stderr.write(outcome.stderr);
-  if (outcome.stdout !== '') process.stdout.write(outcome.stdout);
-  // exitCode, not exit(): a piped stdout is flushed before the process ends.
-  process.exitCode = outcome.code;
-}
+
+// Not a top-level await: the build makes this module and what it imports at once one CommonJS file, the
+// bin (dist/src/cli/flagwire.cjs, scripts/build-cli.mjs), and CommonJS has none. A failure still ends
+// the process with its stack and exit status 1, as an unhandled rejection does.
+void run();

@@ -147,7 +147,7 @@ t.test(
         `no evaluation worker loaded ${entry} from its module: it ran the one in its bundle`,
       );
     t.ok(
-      kOutside.includes('cli/cli.js') && kOutside.includes('cli/serve-config.js') && kOutside.includes('cli/bundle-script.js'),
+      kOutside.includes('cli/flagwire.cjs') && kOutside.includes('cli/serve-config.js') && kOutside.includes('cli/bundle-script.js'),
       "the build names the entry, the settings check and what runs the bundles' scripts",
     );
     t.strictSame(

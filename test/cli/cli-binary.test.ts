@@ -1,7 +1,7 @@
 // The CLI tests run most commands in the test process (test/helpers/cli.ts: src/cli/main.ts, from the
 // build's bundle of it that the binary runs). This file proves that is the same run: for a representative command of
 // every family, and for each kind of outcome (exit 0, 1 and 2; --json and text; help, version, usage
-// and configuration errors), the real binary `node dist/src/cli/cli.js` gives the same exit status and
+// and configuration errors), the real binary `node dist/src/cli/flagwire.cjs` gives the same exit status and
 // the same bytes on stdout and stderr; and the binary's writes, made after in-process runs on the same
 // data dir, land (an in-process run leaves no store handle open).
 import t from 'tap';

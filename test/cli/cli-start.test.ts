@@ -20,7 +20,7 @@ import { kCli } from '../helpers/server.js';
 const kDerived = JSON.parse(readFileSync(new URL('../../src/cli/commands.json', import.meta.url), 'utf8')) as CommandSpec[];
 const kModuleLog = fileURLToPath(new URL('../helpers/module-log.js', import.meta.url));
 const kDist = new URL('../../src/', import.meta.url).href;
-/** The modules the entry runs outside the bundles (cli.js and what it loads at once), by path under dist/src, as the build derives them. */
+/** The modules the entry runs outside the bundles (the bin, one file: scripts/build-cli.mjs), by path under dist/src, as the build derives them. */
 const kEntryOwn = (
   JSON.parse(readFileSync(new URL('../../src/cli/bundle/outside-modules.json', import.meta.url), 'utf8')) as { entry: string[] }
 ).entry;
@@ -154,7 +154,7 @@ t.test('help loads no capability; a store command runs from the bundle without t
   t.strictSame(
     helpSources.ours.filter((p) => !kEntryOwn.includes(p)),
     [],
-    'help loads the entry, the parser and the error table only',
+    'help loads the bin alone (the entry, the parser and the error table in one file)',
   );
   t.strictSame([...helpSources.packages], [], 'and no npm package');
 

@@ -45,7 +45,7 @@ function installed(cache: string): string[] {
 }
 
 t.test('the build links node_modules/.bin/flagwire to the command line it built', async (t) => {
-  t.equal(realpathSync(join(kRepo, 'node_modules/.bin/flagwire')), realpathSync(join(kRepo, 'dist/src/cli/cli.js')));
+  t.equal(realpathSync(join(kRepo, 'node_modules/.bin/flagwire')), realpathSync(join(kRepo, 'dist/src/cli/flagwire.cjs')));
 });
 
 t.test("a user's first command: the clone's build, nothing installed into npx's cache", async (t) => {

@@ -2,7 +2,7 @@
 // one JSON object. A run is made in this process (src/cli/main.ts, from the build's bundle of it that
 // the binary runs, with the environment given explicitly): a Node start per command was most of the CLI
 // tests' CPU. The
-// real binary (`node dist/src/cli/cli.js ...`) runs where the process itself is what is tested
+// real binary (`node dist/src/cli/flagwire.cjs ...`) runs where the process itself is what is tested
 // (`process: true`), and where a command reads more of its process than argv and env: bytes that are
 // not UTF-8 on the command line, stdin (user password, unless the test gives its input), a cwd, test-hook
 // settings, PostgreSQL (--database, unless the test asks for it in this process: inProcess), serve and

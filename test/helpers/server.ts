@@ -5,7 +5,8 @@ import { plainNode } from './plain-process.js';
 import { scratchDir } from './scratch-dir.js';
 import { freePort } from './free-port.js';
 
-export const kCli = fileURLToPath(new URL('../../src/cli/cli.js', import.meta.url));
+/** The bin, as `npx flagwire` runs it (scripts/build-cli.mjs: the entry, src/cli/cli.ts, as one CommonJS file). */
+export const kCli = fileURLToPath(new URL('../../src/cli/flagwire.cjs', import.meta.url));
 
 /**
  * The write timeout every server and command a test starts has unless the test sets its own: a minute.
@@ -40,7 +41,7 @@ export interface TestServerOptions {
   syncPort?: number | 'free';
   /** The HTTP port (a server restarted where its clients expect it, such as a relay's upstream); absent, a free one. */
   port?: number;
-  /** Another build's `dist/src/cli/cli.js` (a bench's A/B of two builds); absent, this build's. */
+  /** Another build's bin (`dist/src/cli/flagwire.cjs`, or `cli.js` before it had one) (a bench's A/B of two builds); absent, this build's. */
   cli?: string;
 }
 

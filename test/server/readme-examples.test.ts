@@ -146,7 +146,7 @@ const kWalkthrough = (() => {
 })();
 const kSteps = shBlocks(kWalkthrough).flatMap(steps);
 
-/** What `npx flagwire` runs in a clone after `npm install` (the build's link to dist/src/cli/cli.js). */
+/** What `npx flagwire` runs in a clone after `npm install` (the build's link to dist/src/cli/flagwire.cjs). */
 const kBin = 'node_modules/.bin/flagwire';
 
 interface Run {
@@ -223,7 +223,11 @@ t.test('the README has the walk-through this test runs', async (t) => {
       `the README's \`${m[1]}\` is run by the walk-through, not only written in its prose`,
     );
   }
-  t.equal(realpathSync(join(kRepo, kBin)), realpathSync(join(kRepo, 'dist/src/cli/cli.js')), 'npx flagwire runs the built command line');
+  t.equal(
+    realpathSync(join(kRepo, kBin)),
+    realpathSync(join(kRepo, 'dist/src/cli/flagwire.cjs')),
+    'npx flagwire runs the built command line',
+  );
 });
 
 t.test("the README's walk-through runs as pasted, in order, and prints what it shows", async (t) => {
