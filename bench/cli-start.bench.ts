@@ -19,7 +19,6 @@ import { builtBin } from './locations.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, baseline: { type: 'string' } } });
 const kRuns = Number(values.runs);
-const kThisCli = kCli;
 
 /** This process's waited-for children's CPU time so far, in ms (/proc/self/stat: cutime + cstime, in clock ticks). */
 function childrenCpuMs(): number {
@@ -51,7 +50,7 @@ function seededDataDir(): { dir: string; ownerId: string } {
 }
 
 const seeded = seededDataDir();
-const builds = [{ name: 'this build', cli: kThisCli, dir: seeded.dir }];
+const builds = [{ name: 'this build', cli: kCli, dir: seeded.dir }];
 if (values.baseline !== undefined) {
   const copy = mkdtempSync(join(tmpdir(), 'flagwire-cli-bench-'));
   cpSync(seeded.dir, copy, { recursive: true });

@@ -144,11 +144,10 @@ while ((await call(relay.baseUrl, 'GET', '/ready')).status !== 200) await new Pr
 await relay.stop();
 await upstreamNode.stop();
 
-const thisCli = kCli;
 const starts: { name: string; cli: string; dir: string; env: NodeJS.ProcessEnv; testServer?: true }[] = [
-  { name: 'node, this build', cli: thisCli, dir: seeded, env: {} },
-  { name: 'relay, this build', cli: thisCli, dir: relayDir, env: relayEnv },
-  { name: 'test server, this build', cli: thisCli, dir: '', env: {}, testServer: true },
+  { name: 'node, this build', cli: kCli, dir: seeded, env: {} },
+  { name: 'relay, this build', cli: kCli, dir: relayDir, env: relayEnv },
+  { name: 'test server, this build', cli: kCli, dir: '', env: {}, testServer: true },
 ];
 if (values.baseline !== undefined) {
   const baseCli = builtBin(values.baseline);

@@ -506,9 +506,16 @@ for (const { dir, entries } of kThreadBundles) {
  * relative URLs (commands.json, the bundles, serve's settings check, package.json) name the same files.
  * Node runs a CommonJS main module without starting its ES module loader, which help and usage errors
  * then never need: `--help` spent 44 ms of CPU past a bare `node -e 0` as seven ES modules, 31 as one,
- * 22 as this (30 runs each, load 6). What it imports on use stays apart: serve's settings check, from its
- * own files (kServeEntryModules), the bundles, and main.js for a process given a test's capability.
+ * 22 as this (30 runs each, load 6). What it imports on use (every `import()` of it: serve's settings
+ * check, from its own files as kServeEntryModules says, the bundles, and main.js for a process given a
+ * test's capability) stays apart, read from the entry itself rather than listed here.
  */
+const onUseApart = {
+  name: 'on-use-apart',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
+  },
+};
 async function buildBin() {
   await build({
     entryPoints: [kEntry],
@@ -517,14 +524,13 @@ async function buildBin() {
     platform: 'node',
     target: 'node20',
     packages: 'external',
-    external: ['./serve-config.js', './main.js'],
     outfile: kBin,
     sourcemap: true,
     logLevel: 'warning',
     // CommonJS has no import.meta: each module's URL is made from the file's own (sourceRewrites).
     define: { 'import.meta.url': 'flagwireBinUrl' },
     banner: { js: "const flagwireBinUrl = require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [sourceRewrites(dirname(kBin))],
+    plugins: [onUseApart, sourceRewrites(dirname(kBin))],
   });
   // Run by its link (scripts/link-bin.mjs): executable, as tsc does not make its own outputs.
   chmodSync(kBin, 0o755);

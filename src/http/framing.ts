@@ -1,6 +1,9 @@
 // Request framing that uWebSockets.js accepts but a proxy in front may read differently (request
 // smuggling, RFC 9112 §6.3 and §11.2): refused with a 400 before any route sees the request, and the
-// connection closed, since the end of this request and the start of the next are in doubt.
+// connection closed, since the end of this request and the start of the next are in doubt. The same
+// look at the two headers marks a request that has a body (PendingResponse's unreadBodyCloses), so that
+// an answer given before the body is read knows whether to close (closesConnection, http.ts) without a
+// second look on the hot path.
 //
 // What uWS's parser itself refuses (a Content-Length list or sign, both Transfer-Encoding and
 // Content-Length) never reaches a handler; what it accepts and gets wrong does:

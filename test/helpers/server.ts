@@ -41,7 +41,7 @@ export interface TestServerOptions {
   syncPort?: number | 'free';
   /** The HTTP port (a server restarted where its clients expect it, such as a relay's upstream); absent, a free one. */
   port?: number;
-  /** Another build's bin (`dist/src/cli/flagwire.cjs`, or `cli.js` before it had one) (a bench's A/B of two builds); absent, this build's. */
+  /** Another build's bin, for a bench's A/B of two builds (bench/locations.ts: builtBin); absent, this build's. */
   cli?: string;
 }
 
