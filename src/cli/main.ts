@@ -28,15 +28,19 @@ class StoreContext implements CliContext {
     readonly dataFlag: string | undefined,
     readonly databaseFlag: string | undefined,
     private readonly createsDataDir: boolean,
-    private readonly env: NodeJS.ProcessEnv,
-    readonly stdin: NodeJS.ReadableStream,
+    private readonly io: CliIo,
   ) {}
+
+  /** Read on use (cli.ts: the process's stream is made as it is first read). */
+  get stdin(): NodeJS.ReadableStream {
+    return this.io.stdin;
+  }
 
   private open(): Promise<CliStore> {
     this.opened ??= (async () => {
-      const dataDir = resolveDataDir(this.dataFlag, this.env, this.createsDataDir);
-      const databaseUrl = resolveDatabaseUrl(this.databaseFlag, this.env);
-      const opened = await openForCli(dataDir, kStoreLayout, databaseUrl, resolveChangeLogBounds(this.env));
+      const dataDir = resolveDataDir(this.dataFlag, this.io.env, this.createsDataDir);
+      const databaseUrl = resolveDatabaseUrl(this.databaseFlag, this.io.env);
+      const opened = await openForCli(dataDir, kStoreLayout, databaseUrl, resolveChangeLogBounds(this.io.env));
       cliTestHook('store-open');
       return opened;
     })();
@@ -89,7 +93,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<Outcome | null> 
   const { line } = answered;
   const { spec } = line;
 
-  const ctx = new StoreContext(line.data, line.database, spec.createsDataDir === true, io.env, io.stdin);
+  const ctx = new StoreContext(line.data, line.database, spec.createsDataDir === true, io);
   try {
     const result = await spec.run(line.args, ctx);
     if (spec.longRunning) return null;

@@ -4,7 +4,7 @@
 // the server's packages. The derived table is the commands' shapes, and every answer given from it is
 // byte for byte the one main.ts gives from the commands themselves.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,6 +144,35 @@ t.test("a taken port is answered with main's answer before any thread starts or 
     t.strictSame([r.code, r.stdout, r.stderr], [own.code, own.stdout, own.stderr], `${argv.join(' ')}: main's answer`);
     t.strictSame(readdirSync(data), [], 'main wrote nothing there either');
   }
+});
+
+t.test('help and a store command make no stream of standard input: only `user password` reads it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'flagwire-cli-stdin-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // Node makes process.stdin's stream as the property is first read: the hook says whether it was.
+  const hook = join(dir, 'stdin-read.cjs');
+  writeFileSync(
+    hook,
+    "const own = Object.getOwnPropertyDescriptor(process, 'stdin');\nlet read = false;\n" +
+      "Object.defineProperty(process, 'stdin', { configurable: true, enumerable: own.enumerable, get() { read = true; return own.get.call(process); } });\n" +
+      "process.on('exit', () => process.stderr.write('stdin read: ' + read + '\\n'));\n",
+  );
+  const data = join(dir, 'data');
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, ['--require', hook, kCli, ...args, '--data', data, '--json'], {
+      input: 'a password of this test\n',
+      encoding: 'utf8',
+    });
+  for (const args of [['--help'], ['org', 'create', '--name', 'Stdin'], ['user', 'create', '--email', 'stdin@example.test']]) {
+    const ran = run(args);
+    t.equal(ran.status, 0, ran.stderr);
+    t.match(ran.stderr, 'stdin read: false', `${args.slice(0, 2).join(' ')}: not read`);
+  }
+  // The hook sees a read where there is one: the password from standard input.
+  const user = JSON.parse(run(['user', 'list']).stdout) as { users: { id: string }[] };
+  const password = run(['user', 'password', user.users[0]!.id]);
+  t.equal(password.status, 0, password.stderr);
+  t.match(password.stderr, 'stdin read: true', 'user password: read');
 });
 
 t.test('help loads no capability; a store command runs from the bundle without the server', async (t) => {
