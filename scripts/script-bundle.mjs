@@ -89,6 +89,20 @@ export function applyEdits(text, edits) {
   return parts.join('');
 }
 
+const kNonAscii = /[\u0080-\uffff]/;
+const kNonAsciiAll = /[\u0080-\uffff]/g;
+/** A UTF-16 code unit as a JavaScript escape (`\u00a7`), as a character past ASCII in a comment is written. */
+const escaped = (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** Every regular expression literal of `ast`. */
+function regexLiterals(ast) {
+  const found = [];
+  eachNode(ast.body, (node) => {
+    if (node.type === 'Literal' && node.regex !== undefined) found.push(node);
+  });
+  return found;
+}
+
 /**
  * A bundle as a script that V8 can cache (src/cli/bundle-script.ts): esbuild's module `js` (one file, no
  * pieces) becomes `NAME.script.js`, one async function of its code: its import declarations become
@@ -105,6 +119,9 @@ export function applyEdits(text, edits) {
  * deliverer, the relay's upstream and the gRPC server it never runs (some 15-20 ms of a worker thread's
  * start: bench/RESULTS.md, issue 57, item 2). Its names become the script's `var`s (no TDZ check where
  * a hot path reads them) and take their values from `__fw.builtin` (a require) before the module's code.
+ *
+ * The script is ASCII, which src/cli/bundle-script.ts reads faster: a character past ASCII in a comment
+ * or a regular expression becomes an escape, and one anywhere else fails the build.
  */
 function asScript(name, js) {
   const body = js.replace(/\n\/\/# sourceMappingURL=\S+\n$/, '\n');
@@ -116,6 +133,20 @@ function asScript(name, js) {
   const blank = (node) => edits.push([node.start, node.end, body.slice(node.start, node.end).replace(/[^\n]/g, '')]);
   const comments = [];
   const ast = parse(body, { ecmaVersion: 'latest', sourceType: 'module', onComment: comments });
+  // The script is ASCII, so that it is read as such (src/cli/bundle-script.ts: scriptText). esbuild
+  // escapes every character past ASCII in strings, templates and names (its charset is ASCII), but keeps
+  // comments and regular expressions as they are: their characters become escapes too, by UTF-16 code
+  // unit, which is inert text in a comment and matches the same in a pattern, with or without the `u`
+  // flag (only its `source` reads otherwise). First among the edits, so that an insertion where one
+  // starts goes before it.
+  const pastAscii = [
+    ...comments.map((comment) => [comment.start, comment.end]),
+    ...regexLiterals(ast).map((literal) => [literal.start, literal.end]),
+  ];
+  for (const [start, end] of pastAscii) {
+    const raw = body.slice(start, end);
+    if (kNonAscii.test(raw)) edits.push([start, end, raw.replace(kNonAsciiAll, escaped)]);
+  }
   const moduleAt = runOnUse(ast, comments);
   const places = namePlaces(ast);
   const lazy = new Map();
@@ -169,6 +200,11 @@ function asScript(name, js) {
   const text = applyEdits(body, edits);
   const result = `{ ${(exported ?? []).map(([as, local]) => `${JSON.stringify(as)}: ${local}`).join(', ')} }`;
   const script = `(async function (__fw) {"use strict"; ${header.join(' ')}${text}\nreturn ${result};\n})\n//# sourceMappingURL=${name}.script.js.map\n`;
+  const stray = kNonAscii.exec(script);
+  if (stray !== null)
+    throw new Error(
+      `${name}: a character past ASCII outside a comment, at ${stray.index}: ${JSON.stringify(script.slice(stray.index - 40, stray.index + 40))}`,
+    );
   return { script, specs, exported: (exported ?? []).map(([as]) => as) };
 }
 

@@ -86,3 +86,14 @@ t.test('a cache that cannot be written leaves nothing, and the script runs as wi
   t.doesNotThrow(() => writeCache(script, `${file}.v8-cache`, Buffer.from(identityOf(file))));
   t.strictSame(readdirSync(dir).sort(), ['main.script.js', 'main.script.js.v8-cache'], 'no scratch file left');
 });
+
+t.test('a script past ASCII (not one the build wrote) is read as UTF-8: its text is whole', async (t) => {
+  const file = join(tempDir(t), 'main.script.js');
+  // Raw UTF-8 in a string: one, two, three and four bytes a character.
+  writeFileSync(file, '(async function () { return { text: "a \u00a7 \u2014 \u2713 \ud83d\ude00" }; })\n');
+  t.ok(
+    readFileSync(file).some((byte) => byte > 0x7f),
+    'the file is past ASCII',
+  );
+  t.strictSame(await runBundleScript(pathToFileURL(file), links(file)), { text: 'a \u00a7 \u2014 \u2713 \ud83d\ude00' });
+});

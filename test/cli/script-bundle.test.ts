@@ -53,6 +53,10 @@ async function scriptOf(
   return join(dir, 'out', stub.stubs[0] === 'module' ? 'main.js' : 'main.cjs');
 }
 
+/** `code` run by a plain Node process after it imported the bundle's module `main` as `m`. */
+const withModule = (main: string, code: string) =>
+  spawnSync(...plainNode(['--input-type=module', '-e', `const m = await import(${JSON.stringify(main)});\n${code}`]), { encoding: 'utf8' });
+
 /** The built-ins a process has loaded (Node's own list), after `code` ran. */
 const kLoadedBuiltins = "process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13))";
 
@@ -76,15 +80,10 @@ t.test('a built-in that only code run on use imports is loaded as that code runs
     t.match(stub, `from "${builtin}"`, `the module imports ${builtin}, which the script runs at once`);
   for (const builtin of ['node:http2', 'node:http', 'node:zlib']) t.notMatch(stub, `"${builtin}"`, `the module does not import ${builtin}`);
 
-  const run = spawnSync(
-    ...plainNode([
-      '--input-type=module',
-      '-e',
-      `const m = await import(${JSON.stringify(main)}); const before = ${kLoadedBuiltins};\n` +
-        `const described = await m.serve(); const after = ${kLoadedBuiltins};\n` +
-        'console.log(JSON.stringify({ cores: m.cores, separator: m.separator, before, described, after }));',
-    ]),
-    { encoding: 'utf8' },
+  const run = withModule(
+    main,
+    `const before = ${kLoadedBuiltins};\nconst described = await m.serve(); const after = ${kLoadedBuiltins};\n` +
+      'console.log(JSON.stringify({ cores: m.cores, separator: m.separator, before, described, after }));',
   );
   t.equal(run.status, 0, run.stderr);
   const out = JSON.parse(run.stdout) as { cores: number; separator: string; before: string[]; described: unknown; after: string[] };
@@ -133,6 +132,42 @@ t.test('a thread started from CommonJS runs the script without the ES module loa
   t.equal(out.url, pathToFileURL(main).href, "import.meta.url is the module's");
   // Node loads what reads ES modules (their translators, a job per module) at a thread's first ES module.
   t.strictSame(out.esm, [], 'the thread loaded no ES module');
+});
+
+t.test('the script is ASCII: a character past it in a comment becomes an escape, and strings keep their text', async (t) => {
+  const dir = tempDir(t);
+  const main = await scriptOf(dir, {
+    // esbuild keeps a comment before a class member and a regular expression as they are, and escapes
+    // the characters past ASCII of strings and templates.
+    'entry.js':
+      'export class Answer {\n  /** The context a rule reads (docs/design.md \u00a7 2b): `fwc_\u2026` \ud83d\ude00. */\n' +
+      "  text() { return 'r\u00e9sum\u00e9 \u2014 \u2713 \ud83d\ude00'; }\n}\n" +
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a template of the bundled module's
+      'export const template = `\u00a7${1 + 1}`;\nexport const pattern = /\u00e9+/.test("\u00e9\u00e9");\n',
+  });
+  const script = readFileSync(join(dir, 'out', 'main.script.js'));
+  t.notOk(
+    script.some((byte) => byte > 0x7f),
+    'no byte past ASCII',
+  );
+  t.match(script.toString(), '(docs/design.md \\u00a7 2b): `fwc_\\u2026` \\ud83d\\ude00', 'the comment kept, its characters as escapes');
+  t.match(script.toString(), '/\\u00e9+/.test(', 'and the pattern');
+  const run = withModule(main, 'console.log(JSON.stringify({ text: new m.Answer().text(), template: m.template, pattern: m.pattern }));');
+  t.equal(run.status, 0, run.stderr);
+  t.strictSame(JSON.parse(run.stdout), { text: 'r\u00e9sum\u00e9 \u2014 \u2713 \ud83d\ude00', template: '\u00a72', pattern: true });
+});
+
+t.test('a character past ASCII outside a comment fails the build, which never writes such a script', async (t) => {
+  const dir = tempDir(t);
+  // What esbuild never writes (it escapes them in code), written by hand.
+  const outputFiles = [
+    { path: join(dir, 'main.js'), text: 'var text = "r\u00e9sum\u00e9";\nexport {\n  text\n};\n' },
+    { path: join(dir, 'main.js.map'), text: '{}' },
+  ];
+  t.throws(
+    () => writeScriptBundle(outputFiles, 'main', join(dir, 'out'), { stubs: ['module'] }),
+    /main: a character past ASCII outside a comment/,
+  );
 });
 
 t.test("the writer thread's module requires no built-in that only code run on use needs", async (t) => {
