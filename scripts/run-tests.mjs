@@ -22,7 +22,7 @@
 // processes over the run (from /proc, test/helpers/process-tree.ts) and the runner's own, then the
 // total of the run: all but the services' start commands and their shutdowns (about 1 CPU s: a run of
 // two files, 19.5 in its table, 20.6 by scripts/cpu-times.py around the runner).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -57,6 +57,12 @@ const { NODE_EXTRA_CA_CERTS: _hostCas, ...kHostEnv } = process.env;
 const kFileEnv = { FLAGWIRE_TEST_PASSWORD_COST: '10', ...kHostEnv };
 const kTimes = process.env.FLAGWIRE_TEST_TIMES === '1';
 const timesDir = kTimes ? mkdtempSync(join(tmpdir(), 'flagwire-test-times-')) : null;
+// The interpreter itself, found once: a version manager's `python3` on the PATH (pyenv's shim, a bash
+// script that runs several more) cost 0.25 CPU s and as much wall time before each file, none of it in
+// the file's row (its tree is the interpreter's children) but all of it the run's.
+const kPython = kTimes
+  ? execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim() || 'python3'
+  : null;
 
 const root = process.cwd();
 // A failure's location in the test's TypeScript: each file runs with test/helpers/lazy-source-maps.ts,
@@ -216,7 +222,7 @@ function runFile(file, index, shared) {
     let output = '';
     const command = [process.execPath, '--import', kLazySourceMaps, runnable(file)];
     const timesFile = timesDir === null ? null : join(timesDir, String(index));
-    if (timesFile !== null) command.unshift('python3', 'scripts/cpu-times.py', timesFile);
+    if (timesFile !== null) command.unshift(kPython, 'scripts/cpu-times.py', timesFile);
     const child = spawn(command[0], command.slice(1), {
       cwd: root,
       // FLAGWIRE_SYNC_PORT: every server a test starts leaves the sync service off unless the test asks
