@@ -45,7 +45,6 @@ export interface TestServerOptions {
   cli?: string;
 }
 
-/** A TCP port of 127.0.0.1 free now (the sync service cannot be asked for "any port": 0 turns it off). */
 /** A fresh data dir, removed when the test process exits. */
 export function tempDataDir(): string {
   return scratchDir('flagwire-test-');
