@@ -389,8 +389,13 @@ const kOptions = {
   logLevel: 'warning',
 };
 // The few modules the bin holds too (the argument parser, the error table: buildBin) are copies here: the
-// bin is one CommonJS file, whose modules a bundle cannot import.
-await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kBundleDir, [sourceRewrites(kBundleDir), kRequiredOnUse]);
+// bin is one CommonJS file, whose modules a bundle cannot import. The bin requires the bundle from its
+// CommonJS module, so a command starts no ES module loader (about 15 ms of CPU: bench/RESULTS.md, issue
+// 57, item 1), its store's packages from their twin; the ES module is for the tests' in-process runs.
+await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kBundleDir, [sourceRewrites(kBundleDir), kRequiredOnUse], {
+  stubs: ['module', 'commonjs'],
+  twins: { [specifierFrom(kBundleDir, kStorePackagesModule)]: specifierFrom(kBundleDir, kStorePackagesTwin) },
+});
 /**
  * The entries a thread's entry imports by URL (an evaluation worker's evaluators): in its script too, the
  * script's `__fw.bundled` maps each one's URL (its bundled path, as the main thread names it) to its

@@ -24,6 +24,7 @@
 // commands the derived table lacks, and the capability's module shares Flagwire's modules: it runs
 // main.js for all.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { CommandSpec } from '../cli-command/args.js';
 import { answerBeforeRun, type CliIo, type Outcome } from './answers.js';
 import { runsBundled } from './bundled.js';
@@ -68,10 +69,14 @@ async function run(): Promise<void> {
       if (problem !== null) {
         outcome = problem;
       } else {
-        // A specifier tsc does not resolve: the bundle is the build's, made after tsc. serve (the one
+        // Specifiers tsc does not resolve: the bundles are the build's, made after tsc. serve (the one
         // long-running command) loads the server, every route and every command: its bundle is one file.
-        const bundle = line.spec.longRunning === true ? './bundle/serve/main.js' : './bundle/main.js';
-        const { main } = (await import(bundle)) as Main;
+        // Any other command runs its bundle from the bundle's CommonJS module, so that the process starts
+        // no ES module loader (scripts/build-cli.mjs); the module's exports are the script's, promised.
+        const serveBundle = './bundle/serve/main.js';
+        const { main } = (
+          line.spec.longRunning === true ? await import(serveBundle) : await createRequire(import.meta.url)('./bundle/main.cjs')
+        ) as Main;
         outcome = await main(argv, io);
       }
     }

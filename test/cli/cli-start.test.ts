@@ -175,6 +175,27 @@ t.test('help and a store command make no stream of standard input: only `user pa
   t.match(password.stderr, 'stdin read: true', 'user password: read');
 });
 
+t.test('help and a store command start no ES module loader: the bin and the bundle run from CommonJS', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'flagwire-cli-esm-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // What Node loads to read ES modules (their translators, a job per module), at the first one.
+  const hook = join(dir, 'esm-loaded.cjs');
+  writeFileSync(
+    hook,
+    "process.on('exit', () => process.stderr.write('esm: ' + process.moduleLoadList.filter((m) => /esm\\/(translators|module_job)$/.test(m)).join() + '\\n'));\n",
+  );
+  const data = join(dir, 'data');
+  for (const args of [
+    ['--help'],
+    ['org', 'create', '--name', 'Esm', '--data', data, '--json'],
+    ['org', 'list', '--data', data, '--json'],
+  ]) {
+    const run = spawnSync(process.execPath, ['--require', hook, kCli, ...args], { encoding: 'utf8' });
+    t.equal(run.status, 0, run.stderr);
+    t.match(run.stderr, /^esm: $/m, `${args.slice(0, 2).join(' ')}: none`);
+  }
+});
+
 t.test('help loads no capability; a store command runs from the bundle without the server', async (t) => {
   const help = flagwire(['--help']);
   t.equal(help.code, 0);
@@ -207,9 +228,9 @@ t.test('help loads no capability; a store command runs from the bundle without t
     run.ours.some((p) => p.startsWith('cli/bundle/')),
     'the command runs from the bundle',
   );
-  // Beside the entry's own modules, only the loader of the bundle's script (bundle-script.js).
+  // Beside the entry's own modules, nothing: the bundle's CommonJS module has its own loader of the script.
   t.strictSame(
-    run.ours.filter((p) => !p.startsWith('cli/bundle/') && p !== 'cli/bundle-script.js' && !kEntryOwn.includes(p)),
+    run.ours.filter((p) => !p.startsWith('cli/bundle/') && !kEntryOwn.includes(p)),
     [],
     'and from no module outside it',
   );
@@ -217,14 +238,17 @@ t.test('help loads no capability; a store command runs from the bundle without t
   // server are in it, and what a command never runs never runs (esbuild runs a module imported on use at
   // its first import, as Node would have loaded a piece). The packages only the server and the routes
   // import are required where their modules run, so a store command loads none of them.
-  t.ok(run.ours.includes('cli/bundle/main.js') && run.ours.includes('cli/bundle-script.js'), "the command ran the bundle's script");
+  t.ok(
+    run.ours.includes('cli/bundle/main.cjs') && run.ours.includes('cli/bundle/bundle-script.cjs'),
+    "the command ran the bundle's script",
+  );
   // lmdb and msgpackr run from a script of their own, which every thread of a node loads too.
   t.strictSame(
-    run.ours.filter((p) => p.startsWith('cli/bundle/') && p !== 'cli/bundle/main.js' && p !== 'cli/bundle/store-packages.js'),
+    run.ours.filter((p) => p.startsWith('cli/bundle/') && !['main.cjs', 'bundle-script.cjs', 'store-packages.cjs'].includes(p.slice(11))),
     [],
     "and no piece beside it but the store's packages",
   );
-  t.ok(run.ours.includes('cli/bundle/store-packages.js'), "the store's packages run from their script");
+  t.ok(run.ours.includes('cli/bundle/store-packages.cjs'), "the store's packages run from their script");
   for (const name of ['uWebSockets.js', 'piscina', 'pino', 'pg', '@grpc/grpc-js', 'nodemailer']) {
     t.notOk(run.packages.has(name), `${name} is not loaded`);
   }
