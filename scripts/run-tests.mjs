@@ -58,8 +58,9 @@ const kFileEnv = { FLAGWIRE_TEST_PASSWORD_COST: '10', ...kHostEnv };
 const kTimes = process.env.FLAGWIRE_TEST_TIMES === '1';
 const timesDir = kTimes ? mkdtempSync(join(tmpdir(), 'flagwire-test-times-')) : null;
 // The interpreter itself, found once: a version manager's `python3` on the PATH (pyenv's shim, a bash
-// script that runs several more) cost 0.25 CPU s and as much wall time before each file, none of it in
-// the file's row (its tree is the interpreter's children) but all of it the run's.
+// script that runs several more processes before it execs the interpreter) cost about 0.4 CPU s and
+// 0.25 s of wall before each file, and the file's row counted that CPU: those processes are children of
+// the process that becomes the interpreter, whose children's CPU the row is.
 const kPython = kTimes
   ? execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim() || 'python3'
   : null;

@@ -95,9 +95,9 @@ export function cachedScript(file: string, source: string, cacheFile: string, op
 }
 
 /**
- * The text of the script `file`. Node 20 decodes UTF-8 with V8's own decoder, about 100 MB/s on the
- * 2-core machine (serve's 1.6 MB script: 15-50 ms of every node's start), and one character past ASCII
- * makes the whole text a two-byte string. The build writes every script as ASCII
+ * The text of the script `file`. Node 20 decodes UTF-8 with V8's own decoder: serve's 1.6 MB script took
+ * 10-16 ms of every node's start on the 2-core machine, quiet, and more under load, where Latin-1 takes
+ * under 1 ms; and one character past ASCII makes the whole text a two-byte string. The build writes every script as ASCII
  * (scripts/script-bundle.mjs), and ASCII read as Latin-1 is the same text, only copied.
  */
 function scriptText(file: string): string {
