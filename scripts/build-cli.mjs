@@ -391,7 +391,9 @@ const kOptions = {
 // The few modules the bin holds too (the argument parser, the error table: buildBin) are copies here: the
 // bin is one CommonJS file, whose modules a bundle cannot import. The bin requires the bundle from its
 // CommonJS module, so a command starts no ES module loader (about 15 ms of CPU: bench/RESULTS.md, issue
-// 57, item 1), its store's packages from their twin; the ES module is for the tests' in-process runs.
+// 57, item 1), its store's packages from their twin. The ES module is the tests' in-process runs': it
+// imports the store's packages from their ES module, as a test process's own modules do, so that the
+// process holds one copy of lmdb (each stub runs the packages' script anew).
 await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kBundleDir, [sourceRewrites(kBundleDir), kRequiredOnUse], {
   stubs: ['module', 'commonjs'],
   twins: { [specifierFrom(kBundleDir, kStorePackagesModule)]: specifierFrom(kBundleDir, kStorePackagesTwin) },

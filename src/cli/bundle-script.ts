@@ -97,8 +97,8 @@ export function cachedScript(file: string, source: string, cacheFile: string, op
 /**
  * The text of the script `file`. Node 20 decodes UTF-8 with V8's own decoder: serve's 1.6 MB script took
  * 10-16 ms of every node's start on the 2-core machine, quiet, and more under load, where Latin-1 takes
- * under 1 ms; and one character past ASCII makes the whole text a two-byte string. The build writes every script as ASCII
- * (scripts/script-bundle.mjs), and ASCII read as Latin-1 is the same text, only copied.
+ * under 1 ms; and one character past ASCII makes the whole text a two-byte string. The build writes
+ * every script as ASCII (scripts/script-bundle.mjs), and ASCII read as Latin-1 is the same text, copied.
  */
 function scriptText(file: string): string {
   const bytes = readFileSync(file);

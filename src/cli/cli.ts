@@ -18,7 +18,7 @@
 // once (dist/src/cli/flagwire.cjs), so help and usage errors start no ES module loader; this module
 // runs the same code from its modules, for whoever names it. Help, the version and usage errors are
 // answered from the commands' shapes that the build derives from them (commands.json), with no
-// capability loaded; a command runs from the build's bundle of main.js (bundle/main.js: one script V8
+// capability loaded; a command runs from the build's bundle of main.js (bundle/main.cjs: one script V8
 // caches, src/cli/bundle-script.ts), not some 300 modules; serve from its own (bundle/serve/main.js),
 // whose threads run from theirs. A process given a test's own capability (FLAGWIRE_TEST_CAPABILITY) has
 // commands the derived table lacks, and the capability's module shares Flagwire's modules: it runs

@@ -3,13 +3,13 @@
 // scripts/build-cli.mjs) with no capability loaded, and a command runs from the build's bundle without
 // the server's packages. The derived table is the commands' shapes, and every answer given from it is
 // byte for byte the one main.ts gives from the commands themselves.
-import { spawnSync } from 'node:child_process';
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { CommandSpec } from '../../src/cli-command/args.js';
 import type { CliCommand } from '../../src/cli-command/cli-command.js';
 import { answerBeforeRun, type CliIo } from '../../src/cli/answers.js';
@@ -146,23 +146,30 @@ t.test("a taken port is answered with main's answer before any thread starts or 
   }
 });
 
-t.test('help and a store command make no stream of standard input: only `user password` reads it', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'flagwire-cli-stdin-'));
+/**
+ * The bin in processes of its own, each with `hook` (CommonJS source, which reports on stderr as the
+ * process exits) required first; the scratch folder it is written in, removed when `t` ends.
+ */
+function hookedBin(t: Test, hook: string): { dir: string; run(args: string[], input?: string): SpawnSyncReturns<string> } {
+  const dir = mkdtempSync(join(tmpdir(), 'flagwire-cli-hook-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'hook.cjs'), hook);
+  return {
+    dir,
+    run: (args, input = '') =>
+      spawnSync(process.execPath, ['--require', join(dir, 'hook.cjs'), kCli, ...args], { input, encoding: 'utf8' }),
+  };
+}
+
+t.test('help and a store command make no stream of standard input: only `user password` reads it', async (t) => {
   // Node makes process.stdin's stream as the property is first read: the hook says whether it was.
-  const hook = join(dir, 'stdin-read.cjs');
-  writeFileSync(
-    hook,
+  const bin = hookedBin(
+    t,
     "const own = Object.getOwnPropertyDescriptor(process, 'stdin');\nlet read = false;\n" +
       "Object.defineProperty(process, 'stdin', { configurable: true, enumerable: own.enumerable, get() { read = true; return own.get.call(process); } });\n" +
       "process.on('exit', () => process.stderr.write('stdin read: ' + read + '\\n'));\n",
   );
-  const data = join(dir, 'data');
-  const run = (args: string[]) =>
-    spawnSync(process.execPath, ['--require', hook, kCli, ...args, '--data', data, '--json'], {
-      input: 'a password of this test\n',
-      encoding: 'utf8',
-    });
+  const run = (args: string[]) => bin.run([...args, '--data', join(bin.dir, 'data'), '--json'], 'a password of this test\n');
   for (const args of [['--help'], ['org', 'create', '--name', 'Stdin'], ['user', 'create', '--email', 'stdin@example.test']]) {
     const ran = run(args);
     t.equal(ran.status, 0, ran.stderr);
@@ -176,21 +183,18 @@ t.test('help and a store command make no stream of standard input: only `user pa
 });
 
 t.test('help and a store command start no ES module loader: the bin and the bundle run from CommonJS', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'flagwire-cli-esm-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   // What Node loads to read ES modules (their translators, a job per module), at the first one.
-  const hook = join(dir, 'esm-loaded.cjs');
-  writeFileSync(
-    hook,
+  const bin = hookedBin(
+    t,
     "process.on('exit', () => process.stderr.write('esm: ' + process.moduleLoadList.filter((m) => /esm\\/(translators|module_job)$/.test(m)).join() + '\\n'));\n",
   );
-  const data = join(dir, 'data');
+  const data = join(bin.dir, 'data');
   for (const args of [
     ['--help'],
     ['org', 'create', '--name', 'Esm', '--data', data, '--json'],
     ['org', 'list', '--data', data, '--json'],
   ]) {
-    const run = spawnSync(process.execPath, ['--require', hook, kCli, ...args], { encoding: 'utf8' });
+    const run = bin.run(args);
     t.equal(run.status, 0, run.stderr);
     t.match(run.stderr, /^esm: $/m, `${args.slice(0, 2).join(' ')}: none`);
   }
