@@ -16,6 +16,7 @@
 // filter still leaves them out of a failure's location. tcompare's formatter of React elements (react,
 // react-is, react-element-to-jsx-string: CommonJS packages tap requires as it loads) is required when a
 // React element is first formatted, which no test of this suite does, instead of by every test process.
+// tap's per-test error domains come from scripts/tap-domain.mjs instead of async-hook-domain (it says why).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -38,6 +39,13 @@ const lazyReactFormatter = {
     }));
   },
 };
+/** async-hook-domain, which tap makes each test's domain with, replaced by ours (scripts/tap-domain.mjs says why). */
+const domainOnAsyncLocalStorage = {
+  name: 'domain-on-async-local-storage',
+  setup(b) {
+    b.onResolve({ filter: /^async-hook-domain$/ }, () => ({ path: fileURLToPath(new URL('tap-domain.mjs', import.meta.url)) }));
+  },
+};
 const { outputFiles } = await build({
   stdin: {
     // tap leaves its own frames out of a failure's stack and location by their folder (node_modules/@tapjs
@@ -54,7 +62,7 @@ const { outputFiles } = await build({
   outdir: fileURLToPath(kOut),
   write: false,
   sourcemap: true,
-  plugins: [lazyReactFormatter],
+  plugins: [lazyReactFormatter, domainOnAsyncLocalStorage],
   bundle: true,
   format: 'esm',
   platform: 'node',
