@@ -3,7 +3,7 @@
 // caught it, and goes on with the next test. Each case is a small tap file run in a process of its own,
 // its TAP read back.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -39,6 +39,8 @@ function results(tap: string): Point[] {
 
 /** Each result's name with whether it passed, in order. tap repeats a test failed by a caught error at the end. */
 const verdicts = (points: Point[]) => points.map((p) => [p.name, p.ok] as const);
+/** Whether every one of `results` is the test `name`, failed. */
+const onlyFailed = (results: (readonly [string, boolean])[], name: string) => results.every(([n, ok]) => n === name && !ok);
 
 /** Runs `body` (a tap file's code after `import t from 'tap'`) alone: its exit code, its results and output. */
 function runTapFile(t: { teardown(fn: () => void): void }, body: string): { code: number | null; points: Point[]; output: string } {
@@ -48,51 +50,42 @@ function runTapFile(t: { teardown(fn: () => void): void }, body: string): { code
   return { code: run.status, points: results(run.stdout), output: `${run.stdout}\n${run.stderr}` };
 }
 
-t.test('an exception thrown in a test’s callback fails that test; the next test still runs', async (t) => {
-  const { code, points, output } = runTapFile(
-    t,
-    `t.test('throws later', (t) => { setTimeout(() => { throw new Error('boom in a timer'); }, 5); });
-t.test('runs after', async (t) => { t.pass('still here'); });`,
-  );
-  t.equal(code, 1, output);
-  t.same(verdicts(points).slice(0, 2), [
-    ['throws later', false],
-    ['runs after', true],
-  ]);
-  t.ok(
-    verdicts(points)
-      .slice(2)
-      .every(([name, ok]) => name === 'throws later' && !ok),
-    output,
-  );
-  t.match(output, /boom in a timer/);
-  t.match(output, /tapCaught: uncaughtException/);
-});
-
-t.test('a rejection nothing handles fails the test whose work made it', async (t) => {
-  const { code, points, output } = runTapFile(
-    t,
-    `t.test('rejects', async (t) => {
-  t.pass('first');
-  void Promise.reject(new Error('unhandled in a test'));
-  await new Promise((resolve) => setTimeout(resolve, 20));
-});
-t.test('clean', async (t) => { t.pass('ok'); });`,
-  );
-  t.equal(code, 1, output);
-  t.same(verdicts(points).slice(0, 2), [
-    ['rejects', false],
-    ['clean', true],
-  ]);
-  t.ok(
-    verdicts(points)
-      .slice(2)
-      .every(([name, ok]) => name === 'rejects' && !ok),
-    output,
-  );
-  t.match(output, /unhandled in a test/);
-  t.match(output, /tapCaught: unhandledRejection/);
-});
+// An uncaught error of either kind fails the test whose work raised it, and the next test still runs.
+for (const c of [
+  {
+    what: 'an exception thrown in a test’s callback',
+    failing: 'throws later',
+    code: "setTimeout(() => { throw new Error('boom in a timer'); }, 5);\n  await new Promise((resolve) => setTimeout(resolve, 20));",
+    message: /boom in a timer/,
+    caught: 'uncaughtException',
+  },
+  {
+    what: 'a rejection nothing handles',
+    failing: 'rejects',
+    code: "void Promise.reject(new Error('unhandled in a test'));\n  await new Promise((resolve) => setTimeout(resolve, 20));",
+    message: /unhandled in a test/,
+    caught: 'unhandledRejection',
+  },
+]) {
+  t.test(`${c.what} fails that test; the next test still runs`, async (t) => {
+    const { code, points, output } = runTapFile(
+      t,
+      `t.test(${JSON.stringify(c.failing)}, async (t) => {\n  t.pass('first');\n  ${c.code}\n});\nt.test('runs after', async (t) => { t.pass('still here'); });`,
+    );
+    t.equal(code, 1, output);
+    const [first, next, ...repeats] = verdicts(points);
+    t.same(
+      [first, next],
+      [
+        [c.failing, false],
+        ['runs after', true],
+      ],
+    );
+    t.ok(onlyFailed(repeats, c.failing), output);
+    t.match(output, c.message);
+    t.match(output, `tapCaught: ${c.caught}`);
+  });
+}
 
 t.test('a nested test’s error is its own; its parent and siblings go on', async (t) => {
   const { code, points, output } = runTapFile(
@@ -103,10 +96,7 @@ t.test('a nested test’s error is its own; its parent and siblings go on', asyn
 });`,
   );
   t.equal(code, 1, output);
-  t.ok(
-    verdicts(points).every(([name, ok]) => name === 'parent' && !ok),
-    output,
-  );
+  t.ok(onlyFailed(verdicts(points), 'parent'), output);
   t.same(verdicts(points[0]!.points).slice(0, 2), [
     ['child that throws', false],
     ['sibling', true],
@@ -125,10 +115,7 @@ t.test('an error after its test ended falls to the parent that is still running'
 });`,
   );
   t.equal(code, 1, output);
-  t.ok(
-    verdicts(points).every(([name, ok]) => name === 'parent' && !ok),
-    output,
-  );
+  t.ok(onlyFailed(verdicts(points), 'parent'), output);
   // The child passed; its parent took the error.
   t.same(verdicts(points[0]!.points), [
     ['child', true],
@@ -169,7 +156,6 @@ t.test('b', async (t) => { t.pass('y'); });`,
 
 // The stand-in is what the bundle holds: the package's own module never loads.
 t.test('the bundle holds the stand-in, not the package', async (t) => {
-  const { readFileSync } = await import('node:fs');
   const bundle = readFileSync(fileURLToPath(new URL('../../node_modules/tap/index.script.js', import.meta.url)), 'latin1');
   t.notMatch(bundle, /node_modules\/async-hook-domain\//);
   t.match(bundle, /scripts\/tap-domain\.mjs/);
