@@ -3,11 +3,39 @@
 // reading of an If-Match list: a flag's edit (src/flags/flag-version.ts), SCIM's writes, an approval's.
 import { murmur3x86_32 } from '../bytes/murmur3.js';
 
-/** `"<config tag>-<64-bit hash of the body>"`: strong, since it names these exact bytes. */
+const kQuote = 0x22;
+const kDash = 0x2d;
+const kHexDigits = Buffer.from('0123456789abcdef', 'latin1');
+const kNotAscii = /[\u0080-\uffff]/;
+
+/**
+ * `"<config tag>-<64-bit hash of the body>"`: strong, since it names these exact bytes. The hash
+ * is two 32-bit MurmurHash3s (seeds 0 and 0x9747b28c), each as 8 lower-case hex digits.
+ *
+ * On the bulk answers' path (every OFREP bulk 200 and 304, every front-end answer): the tag is written
+ * into one buffer, its digits from a table: formatting them as strings (toString(16), padStart, a template,
+ * Buffer.from) cost more than the two hashes of a context's 180 bytes did (bench/RESULTS.md, issue 57,
+ * item 3).
+ */
 export function etag(configTag: string, body: Uint8Array): Buffer {
-  const a = murmur3x86_32(body, body.length, 0).toString(16).padStart(8, '0');
-  const b = murmur3x86_32(body, body.length, 0x9747b28c).toString(16).padStart(8, '0');
-  return Buffer.from(`"${configTag}-${a}${b}"`);
+  const ascii = !kNotAscii.test(configTag);
+  const headLength = 1 + (ascii ? configTag.length : Buffer.byteLength(configTag));
+  const tag = Buffer.allocUnsafe(headLength + 18);
+  tag[0] = kQuote;
+  // Every tag Flagwire makes is ASCII (hex digits, ids, a word): a byte a character, with no call out of JavaScript.
+  if (ascii) for (let i = 0; i < configTag.length; i++) tag[i + 1] = configTag.charCodeAt(i);
+  else tag.write(configTag, 1);
+  tag[headLength] = kDash;
+  let at = hexDigits(tag, headLength + 1, murmur3x86_32(body, body.length, 0));
+  at = hexDigits(tag, at, murmur3x86_32(body, body.length, 0x9747b28c));
+  tag[at] = kQuote;
+  return tag;
+}
+
+/** Writes `value` (an unsigned 32-bit integer) at `at` as 8 hex digits, most significant first; answers where they end. */
+function hexDigits(into: Buffer, at: number, value: number): number {
+  for (let shift = 28; shift >= 0; shift -= 4) into[at++] = kHexDigits[(value >>> shift) & 15]!;
+  return at;
 }
 
 /** RFC 9110 If-None-Match: `*`, or a list of entity tags compared weakly (a `W/` prefix is ignored). */
