@@ -1,7 +1,8 @@
 // Single sign-on's settings and lock-out rule in process (src/sso/sso-commands.ts, lockout.ts): only an
 // Owner (a person, the operator, or a token whose creator is one) changes them, every change audited
 // without the client secret; SSO only needs a break-glass Owner with a password, and no later change
-// (a demotion, a removal, SCIM's deprovisioning, naming another) takes that Owner's sign-in away;
+// (a demotion, a removal, SCIM's deprovisioning, naming another, another organisation of theirs turned SSO
+// only) takes that Owner's sign-in away;
 // password sign-in is refused to the other members; createMembers stays off while SCIM provisions.
 import t from 'tap';
 import { kOperator, principalOf, type Principal } from '../../src/actor/audit-actor.js';
@@ -98,6 +99,17 @@ t.test('SSO only: a break-glass Owner with a password, whom no change locks out'
   t.match(refused('orgAddMember', { principal: kOperator, orgId: other.id, userId: owner.id, role: 'viewer' }), {
     message: /could not sign in with a password: Organisation .* signs in with single sign-on only/,
   });
+  // The other order: an organisation the break-glass Owner belongs to already turns SSO only, naming someone else.
+  const third = run('orgCreate', { name: 'Third', plan: 'teams', principal: kOperator });
+  const thirdOwner = member(third.id, 'owner', 'owner@third.test');
+  run('userPassword', { userId: thirdOwner.id, passwordHash });
+  run('orgAddMember', { principal: kOperator, orgId: third.id, userId: owner.id, role: 'viewer' });
+  const setThird = (body: unknown) => ({ orgId: third.id, principal: kOperator, received: jsonBody(JSON.stringify(body)) });
+  run('ssoSet', setThird(kIdp));
+  t.match(refused('ssoSet', setThird({ ssoOnly: true, breakGlassUserId: thirdOwner.id })), {
+    message: new RegExp(`locked out: the break-glass Owner of organisation ${org.id} .* signs in with single sign-on only`),
+  });
+  t.equal(passwordSignInRefusal(store, owner.id), null, 'and the break-glass Owner still signs in with a password');
 
   // SCIM's deprovisioning of the break-glass Owner ends their membership: refused too.
   const scim = run('scimEnable', { orgId: org.id, principal: kOperator });
