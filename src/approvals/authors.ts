@@ -23,12 +23,12 @@ export function asAuthor(r: StoreReader, actor: RequestActor): RequestAuthor {
 }
 
 /** The actor ids an author counts as: itself, and a token's creator and rotator. */
-function identitiesOf(author: RequestAuthor): string[] {
+export function identitiesOf(author: RequestAuthor): string[] {
   return [author.id, author.createdBy?.id, author.rotatedBy?.id].filter((id) => id !== undefined);
 }
 
 /** Every actor id the request counts as made by. */
-function requestIdentities(request: ChangeRequest): Set<string> {
+export function requestIdentities(request: ChangeRequest): Set<string> {
   return new Set([request.author, ...(request.coAuthors ?? [])].flatMap(identitiesOf));
 }
 

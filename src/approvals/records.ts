@@ -4,6 +4,7 @@
 import type { Change } from '../store/changes.js';
 import type { NewAuditEntry } from '../store/interfaces.js';
 import { keyedRecords } from '../store/record-kinds.js';
+import { requestIdentities } from './authors.js';
 
 export type RequestStatus = 'pending' | 'applied' | 'rejected' | 'withdrawn';
 export const kRequestStatuses: readonly RequestStatus[] = ['pending', 'applied', 'rejected', 'withdrawn'];
@@ -100,11 +101,15 @@ export const kChangeRequestRecords = keyedRecords<ChangeRequest>()({
   key: (request) => request.id,
   // A project's requests, and its pending ones: the gate reads the pending ones at every write to a
   // project with a policy, and never reads the requests of other projects, or those decided. By status:
-  // the pending ones of every project, which the console's header counts for the person signed in.
+  // the pending ones of every project, which the console's header counts for the person signed in. By
+  // author: the pending ones each actor id counts as an author of (authors.ts), which the gate reads for
+  // every command it refuses that names who asks (gate.ts ownPendingBeneath), so that a refusal costs
+  // the asker's own requests, not every pending one of every project.
   indexes: {
     project: { keysOf: (request) => [request.projectId] },
     pending: { keysOf: (request) => (request.status === 'pending' ? [request.projectId] : []) },
     status: { keysOf: (request) => [request.status] },
+    pendingBy: { keysOf: (request) => (request.status === 'pending' ? [...requestIdentities(request)] : []) },
   },
 });
 

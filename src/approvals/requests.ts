@@ -3,7 +3,7 @@ import { FlagwireError } from '../errors.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Change } from '../store/changes.js';
 import type { NewAuditEntry, StoreReader } from '../store/interfaces.js';
-import { isAuthorOf } from './authors.js';
+import { identitiesOf } from './authors.js';
 import { kChangeRequestRecords, type ChangeRequest, type RequestAuthor, type RequestStatus } from './records.js';
 import { getFlag } from '../flag-records/flag-store.js';
 
@@ -27,10 +27,10 @@ const newestFirst = (a: ChangeRequest, b: ChangeRequest) => b.createdAt - a.crea
 
 /** The pending requests `author` counts as an author of (authors.ts), in any project, the last changed first. */
 export function pendingRequestsBy(r: StoreReader, author: RequestAuthor): ChangeRequest[] {
-  return r
-    .listKeyedBy(kChangeRequestRecords, 'status', 'pending')
-    .filter((request) => isAuthorOf(request, author))
-    .sort((a, b) => b.updatedAt - a.updatedAt);
+  const found = new Map<string, ChangeRequest>();
+  for (const id of identitiesOf(author))
+    for (const request of r.listKeyedBy(kChangeRequestRecords, 'pendingBy', id)) found.set(request.id, request);
+  return [...found.values()].sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1));
 }
 
 /** Audit entries as a request holds them, to append when it is applied: without the numbers they were given. */
