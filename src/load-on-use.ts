@@ -6,10 +6,10 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
-/** A function that returns package `name`, loading it on its first call. */
-export function loadOnUse<T>(name: string): () => T {
+/** A function that returns package `name`, loading it on its first call (through `around`, when given). */
+export function loadOnUse<T>(name: string, around: (load: () => T) => T = (load) => load()): () => T {
   let loaded: T | undefined;
-  return () => (loaded ??= require(name) as T);
+  return () => (loaded ??= around(() => require(name) as T));
 }
 
 /**

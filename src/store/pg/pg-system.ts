@@ -17,8 +17,28 @@ import { migrate } from './migrate.js';
  * representation, is the same.
  */
 const packr = new Packr({ useRecords: false });
-/** node-postgres, loaded when a node first connects (src/load-on-use.ts). */
-const pgLib = loadOnUse<typeof pg>('pg');
+/** node-postgres, loaded when a node first connects (src/load-on-use.ts), with `Response` hidden meanwhile. */
+const pgLib = loadOnUse<typeof pg>('pg', withoutResponse);
+
+/**
+ * Runs `load` with the global `Response` reading undefined, then puts it back as it was. As it loads, pg
+ * asks whether it runs in Cloudflare Workers: where no `navigator` answers (Node 20), by making a
+ * `Response`, and Node makes its fetch classes (undici) on their first use. That was about 28 ms of CPU
+ * in every thread that loads pg (a node's writer and events threads, a command with --database) for an
+ * object pg drops at once; without `Response` it answers no, as it does after making one, since Node is
+ * not Workers. Nothing else runs in the thread while pg loads, and `Response` is still made on its
+ * first use after.
+ */
+function withoutResponse<T>(load: () => T): T {
+  const response = Object.getOwnPropertyDescriptor(globalThis, 'Response');
+  if (response === undefined || response.configurable !== true) return load();
+  Object.defineProperty(globalThis, 'Response', { value: undefined, configurable: true, writable: true });
+  try {
+    return load();
+  } finally {
+    Object.defineProperty(globalThis, 'Response', response);
+  }
+}
 /** The revisions kept in the change log; a node further behind makes a full copy. */
 export const kChangeRetention = 100_000;
 /**

@@ -1,0 +1,32 @@
+// Loading node-postgres for a node or a command (src/store/pg/pg-system.ts) leaves Node's fetch classes
+// unmade: pg, as it loads, makes a `Response` to ask whether it runs in Cloudflare Workers, which made
+// Node load undici (about 28 ms of CPU in every thread that loads pg). Each case runs in a fresh Node
+// process, where nothing else has made them yet.
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import t from 'tap';
+
+const kPgSystem = new URL('../../src/store/pg/pg-system.js', import.meta.url).href;
+const kPg = createRequire(import.meta.url).resolve('pg');
+
+/** What a fresh process reports after `load`: whether undici was loaded, then whether `Response` still works. */
+function afterLoading(load: string): { undici: boolean; response: boolean } {
+  const script = `${load}
+const undici = process.moduleLoadList.some((m) => m.includes('undici'));
+const response = typeof Response === 'function' && new Response('x').status === 200;
+console.log(JSON.stringify({ undici, response }));`;
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+}
+
+t.test("pg loaded through the store's loader does not make Node's fetch classes, which still work after", async (t) => {
+  const seen = afterLoading(`const { newPool } = await import(${JSON.stringify(kPgSystem)});
+const pool = newPool('postgres://127.0.0.1:1/none', 1);
+await pool.end();`);
+  t.strictSame(seen, { undici: false, response: true });
+});
+
+t.test('pg loaded as it is makes them (on Node 20; where it no longer does, the loader can go)', async (t) => {
+  const seen = afterLoading(`import { createRequire } from 'node:module';
+createRequire(import.meta.url)(${JSON.stringify(kPg)});`);
+  t.strictSame(seen, { undici: true, response: true });
+});
