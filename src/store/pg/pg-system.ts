@@ -39,6 +39,7 @@ function withoutResponse<T>(load: () => T): T {
     Object.defineProperty(globalThis, 'Response', response);
   }
 }
+
 /** The revisions kept in the change log; a node further behind makes a full copy. */
 export const kChangeRetention = 100_000;
 /**
