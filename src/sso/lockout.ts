@@ -29,11 +29,10 @@ function ssoOnlySettings(r: StoreReader): SsoSettings[] {
 }
 
 /**
- * Why the organisation of `settings` would have no Owner able to sign in, or null when it has one.
- * `ssoOnly`: the settings of every SSO-only organisation (ssoOnlySettings).
+ * Why the organisation of `settings` (one of `ssoOnly`: the settings of every SSO-only organisation,
+ * ssoOnlySettings) would have no Owner able to sign in, or null when it has one.
  */
-export function lockOutProblem(r: StoreReader, settings: SsoSettings, ssoOnly: readonly SsoSettings[]): string | null {
-  if (!settings.ssoOnly) return null;
+function lockOutProblem(r: StoreReader, settings: SsoSettings, ssoOnly: readonly SsoSettings[]): string | null {
   const org = settings.orgId;
   const userId = settings.breakGlassUserId;
   if (userId === null)
