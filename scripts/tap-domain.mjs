@@ -19,12 +19,18 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 const storage = new AsyncLocalStorage();
 let live = 0;
 const originalEmit = process.emit;
-/** Node's `--unhandled-rejections` mode: under `strict`, a rejection is raised as an uncaught exception. */
+/**
+ * Node's `--unhandled-rejections` mode: under `strict`, a rejection is raised as an uncaught exception.
+ * The last one given counts, as for Node and the package.
+ */
 const kRejectionMode = (() => {
-  const i = process.execArgv.findIndex((a) => a === '--unhandled-rejections' || a.startsWith('--unhandled-rejections='));
-  if (i === -1) return 'throw';
-  const arg = process.execArgv[i];
-  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : process.execArgv[i + 1];
+  let mode = 'throw';
+  const args = process.execArgv;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i].startsWith('--unhandled-rejections=')) mode = args[i].slice('--unhandled-rejections='.length);
+    else if (args[i] === '--unhandled-rejections') mode = args[i + 1];
+  }
+  return mode;
 })();
 
 /** The live domain that owns the running context: its own, or its nearest live parent's. */
