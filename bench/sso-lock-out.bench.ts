@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { machineInfo } from './environment.js';
 import { kDist } from './locations.js';
+import { median } from './stats.js';
 
 interface Child {
   dist: string;
@@ -23,7 +24,7 @@ interface Child {
   changes: number;
 }
 
-/** ms of CPU per change, sorted. */
+/** ms of CPU per change. */
 async function measureHere({ dist, orgs, changes }: Child): Promise<number[]> {
   const load = (path: string) => import(pathToFileURL(join(dist, path)).href);
   const { LmdbStore } = await load('src/store/lmdb-store.js');
@@ -64,7 +65,7 @@ async function measureHere({ dist, orgs, changes }: Child): Promise<number[]> {
   }
   await store.close();
   rmSync(dir, { recursive: true, force: true });
-  return used.sort((a, b) => a - b);
+  return used;
 }
 
 async function main(): Promise<void> {
@@ -93,8 +94,8 @@ async function main(): Promise<void> {
       });
       const used = JSON.parse(out) as number[];
       loads.push(loadavg()[0]!);
-      const at = (q: number) => used[Math.min(used.length - 1, Math.floor(q * used.length))]!.toFixed(1);
-      rows.push(`| ${build.name} | ${orgs} | ${at(0)} / ${at(0.5)} / ${at(1)} |`);
+      const figures = [Math.min(...used), median(used), Math.max(...used)].map((ms) => ms.toFixed(1));
+      rows.push(`| ${build.name} | ${orgs} | ${figures.join(' / ')} |`);
     }
   }
   console.log(

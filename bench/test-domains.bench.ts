@@ -9,6 +9,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineInfo } from './environment.js';
+import { median } from './stats.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
 const kRuns = Number(values.runs);
@@ -32,7 +33,6 @@ const used = process.cpuUsage(before);
 console.log((used.user + used.system) / 1000);
 `;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const figures = new Map<string, number[]>(kVariants.map(([name]) => [name, []]));
 const loadBefore = loadavg()[0]!;
 for (let run = 0; run < kRuns; run++) {
