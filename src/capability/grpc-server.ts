@@ -3,7 +3,7 @@
 // Flagwire serves: unary, and a server stream after one request. Not @grpc/grpc-js's server, because it
 // frames every message it sends into a copy of its own (serializeMessage: 5 bytes and the message, per
 // call): a 300 KB flag set written to 1,000 readers that do not read was 1,000 copies held in HTTP/2's
-// queues (issue 55, item 2). Here a message is framed once (frameMessage) and the same Buffer is queued
+// queues (issue 55, item 2). Here a message is framed once (frameMessage, grpc-frame.ts) and the same Buffer is queued
 // on every call that is sent it; node:http2 sends a Buffer without copying it.
 //
 // Bounded, whatever clients do:
@@ -43,15 +43,6 @@ const kPingEveryMs = 60_000;
 const kPingTimeoutMs = 20_000;
 /** At shutdown, what the connections get to close by themselves before they are cut. */
 const kCloseGraceMs = 1000;
-
-/** `message` with gRPC's 5-byte prefix (not compressed, its length): what a call writes, made once per message. */
-export function frameMessage(message: Buffer): Buffer {
-  const framed = Buffer.allocUnsafe(message.length + 5);
-  framed[0] = 0;
-  framed.writeUInt32BE(message.length, 1);
-  message.copy(framed, 5);
-  return framed;
-}
 
 /** One call as its method's handler sees it. */
 export interface GrpcCall {

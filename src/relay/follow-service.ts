@@ -20,7 +20,8 @@
 // Calls take slots of FLAGWIRE_SYNC_MAX_STREAMS with flagd's. The key is checked again at each commit
 // and every kStreamRecheckMs: a revoked key's streams end UNAUTHENTICATED.
 import { Periodic } from '../background/periodic.js';
-import { frameMessage, type GrpcCall, type GrpcHandler, GrpcStatus, type GrpcStatusCode } from '../capability/grpc-server.js';
+import { frameMessage } from '../capability/grpc-frame.js';
+import { type GrpcCall, type GrpcHandler, GrpcStatus, type GrpcStatusCode } from '../capability/grpc-server.js';
 import { type GrpcHost, type HostedGrpcService, kGrpcStatusOf, kStreamRecheckMs } from '../capability/grpc-service.js';
 import { answerableError } from '../errors.js';
 import type { Revision } from '../store/changes.js';

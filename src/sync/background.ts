@@ -2,12 +2,14 @@
 // the gRPC services the capabilities declare beside flagd's.
 import { ActivityRecorder } from '../tokens/activity.js';
 import type { NodeServices, RunningWork } from '../capability/background-work.js';
-import { SyncServer } from './sync-server.js';
 
 /** The sync service, listening; null when FLAGWIRE_SYNC_PORT is 0. */
 export async function startSyncService(node: NodeServices): Promise<RunningWork | null> {
   const { config, log } = node;
   if (config.syncPort === 0) return null;
+  // Imported past that check: the gRPC server loads node:http2 and node:zlib, which a node with the sync
+  // service off never runs.
+  const { SyncServer } = await import('./sync-server.js');
   // Its own recorder: the service runs on the main thread, beside the front ends' (each flushes through the writer).
   const activity = new ActivityRecorder(config.upstream === null ? node.writer : null, log);
   const server = new SyncServer({

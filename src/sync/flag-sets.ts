@@ -16,7 +16,7 @@ import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { buildFlagSet, type OmittedFlag } from './flag-set.js';
 import { encodeFlagConfiguration } from './codec.js';
-import { frameMessage } from '../capability/grpc-server.js';
+import { frameMessage } from '../capability/grpc-frame.js';
 import { flagSetIdOf } from './selector.js';
 import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
 import { listFlags } from '../flag-records/flag-store.js';

@@ -138,6 +138,12 @@ t.test(
     );
     t.notOk(stderr.includes('node_modules/re2js/'), 'no thread loaded re2js: the first REGEX constraint compiled loads it');
     t.notOk(stderr.includes('node_modules/ipaddr.js/'), 'no thread loaded ipaddr.js: the first webhook address judged loads it');
+    // The sync service is off here (FLAGWIRE_SYNC_PORT=0): no thread loads the gRPC server's built-ins
+    // (src/sync/background.ts). The log names a built-in that a module run on use requires, as the webhook
+    // deliverer's node:https, which every node starts.
+    t.ok(lines.has('loaded node:https'), 'the log names a built-in required on use (node:https)');
+    for (const name of ['node:http2', 'node:zlib'])
+      t.notOk(lines.has(`loaded ${name}`), `no thread loaded ${name}: the sync service is off`);
     t.notOk(loaded.includes('writer-thread/actor.js'), 'not from its modules');
     // An evaluation worker's evaluators are in its bundle's script (scripts/build-cli.mjs), which no module
     // hook sees: the node was ready, so each worker had answered with them, and none came from its module.

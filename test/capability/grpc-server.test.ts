@@ -4,7 +4,8 @@
 // longest-waiting calls cut.
 import http2 from 'node:http2';
 import t from 'tap';
-import { frameMessage, type GrpcCall, GrpcServer, GrpcStatus } from '../../src/capability/grpc-server.js';
+import { frameMessage } from '../../src/capability/grpc-frame.js';
+import { type GrpcCall, GrpcServer, GrpcStatus } from '../../src/capability/grpc-server.js';
 import { pollUntil } from '../helpers/poll.js';
 
 const kPath = '/test.Service/Stream';
