@@ -155,9 +155,9 @@ t.test("a relay that falls behind its upstream's change log gets a whole copy", 
 
   relay = await startRelay(primary.baseUrl, key.secret, { dataDir: relayDir });
   await waitCaughtUp(relay, primary, seeded.projectId);
-  // The primary may commit again meanwhile (its flag usage, written once a minute, moves the revision
-  // too), so the relay's answers are compared with the primary's by what they say, at a revision at or
-  // past the deletion's.
+  // The primary commits on its own meanwhile (the activity of the token that made the changes, a second
+  // later; its flag usage, once a minute), each a revision of PostgreSQL: the relay's answers are compared
+  // with the primary's by what they say, at a revision at or past the deletion's.
   const said = (r: Awaited<ReturnType<typeof evaluate>>) => ({ status: r.status, value: r.value });
   const gone = await evaluate(relay, seeded.projectId, 'doomed');
   t.equal(gone.status, 404, 'the flag deleted while the relay was away is gone from it too');
