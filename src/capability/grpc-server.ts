@@ -3,8 +3,8 @@
 // Flagwire serves: unary, and a server stream after one request. Not @grpc/grpc-js's server, because it
 // frames every message it sends into a copy of its own (serializeMessage: 5 bytes and the message, per
 // call): a 300 KB flag set written to 1,000 readers that do not read was 1,000 copies held in HTTP/2's
-// queues (issue 55, item 2). Here a message is framed once (frameMessage, grpc-frame.ts) and the same Buffer is queued
-// on every call that is sent it; node:http2 sends a Buffer without copying it.
+// queues (issue 55, item 2). Here a message is framed once (frameMessage, grpc-frame.ts) and the same
+// Buffer is queued on every call that is sent it; node:http2 sends a Buffer without copying it.
 //
 // Bounded, whatever clients do:
 //   - calls: at most `maxCalls` at once, every call counted (streams and unary calls alike, from their
