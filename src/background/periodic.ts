@@ -1,6 +1,7 @@
-// Work a node does every so often beside the request path (the mailer's and the webhook deliverer's
-// polls, the scheduler's, the flag file's check, the change streams' poll, PostgreSQL's heartbeat, the
-// token activity and flag usage flushes): one loop, written once.
+// Work a node does every so often beside the request path (the mailer's poll, the scheduler's, the flag
+// file's check, the change streams' poll, PostgreSQL's heartbeat, the token activity and flag usage
+// flushes): one loop, written once. The webhook deliverer waits on the node's commits instead when its
+// outbox holds nothing (src/webhooks/deliverer.ts).
 //
 // - One pass at a time: a tick that finds a pass still running (a write waiting for the lock, a slow
 //   SMTP server) is skipped, not queued, so a long pass costs one late pass, not a pile of them.

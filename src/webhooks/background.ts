@@ -13,7 +13,10 @@ export async function startDeliverer({ config, store, writer, clock, log }: Node
     result: (results: { deliveryId: string; outcome: AttemptOutcome }[]) =>
       writer.call(kWebhookCommands.webhookResultMany, { results, giveUpMs: config.webhookGiveUpMs }),
   };
-  const deliverer = new Deliverer(store, work, new UrlGuard(config.webhookAllow), clock, log, { timeoutMs: config.webhookTimeoutMs });
+  const commits = { count: () => writer.commitCount(), after: (seen: number, timeoutMs: number) => writer.commitAfter(seen, timeoutMs) };
+  const deliverer = new Deliverer(store, work, new UrlGuard(config.webhookAllow), clock, log, commits, {
+    timeoutMs: config.webhookTimeoutMs,
+  });
   deliverer.start();
   // After a failed start no request was answered: sends in progress are not waited for.
   return { stop: (reason) => (reason === 'failed start' ? deliverer.stop(0) : deliverer.stop()) };

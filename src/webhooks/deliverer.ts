@@ -23,7 +23,6 @@ import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { Periodic } from '../background/periodic.js';
 import type { Webhook, WebhookDelivery } from './records.js';
 import { claimMsFor, newSenderId } from '../outbox/outbox.js';
 import type { SnapshotReader } from '../store/interfaces.js';
@@ -32,7 +31,7 @@ import { signedHeaders } from './signature.js';
 import type { Destination, UrlGuard } from './url-safety.js';
 import type { AttemptOutcome, ClaimedDelivery } from './webhook-commands.js';
 import { SentBodies } from './sent-bodies.js';
-import { listDueDeliveries, listDueWebhooks } from './webhook-store.js';
+import { listDueDeliveries, scanDue } from './webhook-store.js';
 
 const kBatch = 64;
 export const kSendsPerWebhook = 4;
@@ -61,18 +60,37 @@ export interface DeliveryWork {
 }
 
 export interface DelivererOptions {
+  /** How often it reads the outbox while any delivery is pending. */
   pollMs: number;
+  /**
+   * With none pending: how long it waits for a commit before it reads the outbox anyway. A command-line
+   * command writes the data file from a process of its own, whose commits this node does not count.
+   */
+  idleMs: number;
   /** An attempt's whole time: connect, send, the answer's status. */
   timeoutMs: number;
 }
 
-const kDefaults: DelivererOptions = { pollMs: 100, timeoutMs: 10_000 };
+const kDefaults: DelivererOptions = { pollMs: 100, idleMs: 1000, timeoutMs: 10_000 };
+
+/**
+ * The commits this node's copy takes (WriterClient.commitCount and commitAfter): a change that queues a
+ * delivery is one, whether this node's writer made it or its follower applied another node's.
+ */
+export interface Commits {
+  count(): number;
+  /** Settles once the count passes `seen`, or after `timeoutMs`. */
+  after(seen: number, timeoutMs: number): Promise<void>;
+}
 
 export class Deliverer {
   /** This process: the name its claims carry. */
   readonly nodeId = newSenderId();
   private readonly options: DelivererOptions;
-  private readonly polls: Periodic;
+  /** The polling loop (run), from start() on. */
+  private loop: Promise<void> | null = null;
+  /** Cuts the loop's wait short: set while it waits. */
+  private wake: (() => void) | null = null;
   private stopped = false;
   /** Deliveries being claimed, sent or recorded by this node, and their batch's end. */
   private readonly sending = new Map<string, Promise<void>>();
@@ -95,35 +113,61 @@ export class Deliverer {
     private readonly guard: UrlGuard,
     private readonly clock: Clock,
     private readonly log: Logger,
+    private readonly commits: Commits,
     options: Partial<DelivererOptions> = {},
   ) {
     this.options = { ...kDefaults, ...options };
     this.bodies = new SentBodies(store);
-    this.polls = new Periodic(() => this.poll(), {
-      intervalMs: this.options.pollMs,
-      onError: (err) => this.log.error({ err }, 'webhook delivery: a poll failed; the next one tries again'),
-    });
   }
 
+  /** Polls from now on (once: a second start changes nothing). */
   start(): void {
-    this.polls.start();
+    this.loop ??= this.run();
+  }
+
+  /**
+   * Reads the outbox every pollMs while a delivery is pending. With none pending, an idle node would wake
+   * ten times a second for nothing (two thirds of its CPU: bench/RESULTS.md, nineteenth round): it waits
+   * for the next commit instead, the change that queues a delivery, or idleMs at most.
+   */
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      // Counted before the read: a commit made while it reads ends the wait at once.
+      const seen = this.commits.count();
+      let pending = true;
+      try {
+        pending = this.poll();
+      } catch (err) {
+        this.log.error({ err }, 'webhook delivery: a poll failed; the next one tries again');
+      }
+      if (this.stopped) return;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        if (pending) setTimeout(resolve, this.options.pollMs).unref();
+        else void this.commits.after(seen, this.options.idleMs).then(resolve);
+      });
+      this.wake = null;
+    }
   }
 
   /** Starts no new send; waits for those running at most `waitMs` (each is cut off by its timeout anyway). */
   async stop(waitMs = 1000): Promise<void> {
     this.stopped = true;
-    await this.polls.stop();
+    this.wake?.();
+    await this.loop;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(this.sending.values()), new Promise((r) => (timer = setTimeout(r, waitMs)))]);
     clearTimeout(timer);
   }
 
-  private poll(): void {
+  /** Begins the due deliveries' sends; whether any delivery is pending or being sent. */
+  private poll(): boolean {
     this.backlog = false;
-    if (this.stopped) return;
+    if (this.stopped) return false;
     this.store.resetReadTxn();
     const now = this.clock.now();
-    for (const webhookId of listDueWebhooks(this.store, now, kWebhooksPerPoll)) {
+    const scan = scanDue(this.store, now, kWebhooksPerPoll);
+    for (const webhookId of scan.webhookIds) {
       if (this.busy.has(webhookId)) {
         this.backlog = true;
         continue;
@@ -133,6 +177,7 @@ export class Deliverer {
       if (due.length > kBatch) this.backlog = true;
       if (due.length > 0) this.begin(webhookId, due.slice(0, kBatch));
     }
+    return scan.pending || this.sending.size > 0;
   }
 
   /** Another poll as soon as this turn ends, once however many sends end in it. */

@@ -100,19 +100,29 @@ export function deliveriesPast(r: StoreReader, webhookId: string, kept: number, 
   return r.listKeyedBy(kDeliveryRecords, 'history', webhookId, { offset: fromOldest, limit: Math.min(limit, past) });
 }
 
-/** The webhooks with a delivery due at `now` (at most `limit`). */
-export function listDueWebhooks(r: StoreReader, now: number, limit: number): string[] {
-  const out: string[] = [];
+/** What scanDue finds. */
+export interface DueScan {
+  /** The webhooks with a delivery due (at most the limit asked). */
+  webhookIds: string[];
+  /** Whether any delivery is pending at all, due now or later. */
+  pending: boolean;
+}
+
+/** The webhooks with a delivery due at `now` (at most `limit`), and whether any is pending. */
+export function scanDue(r: StoreReader, now: number, limit: number): DueScan {
+  const webhookIds: string[] = [];
+  let pending = false;
   // A skip scan: each webhook's first entry is its earliest try; then on past all of its entries.
   let past: string[] | undefined;
-  while (out.length < limit) {
+  while (webhookIds.length < limit) {
     const [first] = r.lookupEntries(kDeliveryRecords, 'due', [], { past, limit: 1 });
     if (first === undefined) break;
+    pending = true;
     const [webhookId, dueAt] = first.at as [string, number, string];
-    if (dueAt <= now) out.push(webhookId);
+    if (dueAt <= now) webhookIds.push(webhookId);
     past = [webhookId];
   }
-  return out;
+  return { webhookIds, pending };
 }
 
 /** A webhook's deliveries due at `now`, earliest first. */

@@ -33,6 +33,8 @@ type Origin = MessagePort | NonNullable<typeof parentPort>;
 
 const kMaxBatch = 512;
 const start = workerData as WriterStart;
+/** WriterStart.commits: declared before the write path opens, whose follower may report at once. */
+const commits = new Int32Array(start.commits);
 const main = parentPort!;
 /** Front-end threads' channels (attach): each also hears the replica notices. */
 const channels: MessagePort[] = [];
@@ -55,6 +57,13 @@ function notify(notice: WriterNotice): void {
   lastNotice = notice;
   main.postMessage(notice);
   for (const channel of channels) channel.postMessage(notice);
+  // The follower reports each revision it applied: a commit to the copy, as the writer's own are.
+  counted();
+}
+/** A commit to the copy, visible to readers now: counted, and whoever waits on the count is woken. */
+function counted(): void {
+  Atomics.add(commits, 0, 1);
+  Atomics.notify(commits, 0);
 }
 const clock = new Clock(start.clock);
 const queue: WriterCommand[] = [];
@@ -128,6 +137,7 @@ async function drain(): Promise<void> {
           return runOutcome(w, req.name as CommandName, req.input as never, at);
         });
       }, cutOff.signal);
+      counted();
       // What the callers' answers name (Flagwire-Revision): the revision this commit left the copy at.
       const storeRevision = writes.revision();
       const settled = new Map(claimed.map((req, i) => [req, results[i]!]));

@@ -81,6 +81,8 @@ export class WriterClient {
   /** Settles when the relay's follower has first reported (at once elsewhere): start.ts listens after it. */
   readonly relayKnown: Promise<void>;
   private onRelayKnown: (() => void) | null = null;
+  /** The writer thread's count of commits (WriterStart.commits): on the client that started it, null on a channel's. */
+  private readonly commits: Int32Array | null;
 
   private constructor(
     start: WriterStart | MessagePort,
@@ -104,9 +106,11 @@ export class WriterClient {
     // while its upstream is down is ready, from what it holds, as soon as it listens.
     this.relayKnown = follows.upstream === null ? Promise.resolve() : new Promise((resolve) => (this.onRelayKnown = resolve));
     if ('dataDir' in start) {
+      this.commits = new Int32Array(start.commits);
       this.worker = { current: this.spawn(start) };
       this.channel = this.worker.current;
     } else {
+      this.commits = null;
       this.worker = null;
       this.channel = null;
       this.useChannel(start);
@@ -131,6 +135,7 @@ export class WriterClient {
       databaseUrl: follows.databaseUrl,
       upstream: follows.upstream,
       clock: clock.state,
+      commits: new SharedArrayBuffer(4),
       writeTimeoutMs,
       changeLog,
     };
@@ -149,6 +154,22 @@ export class WriterClient {
     const attach: WriterAttach = { attach: port1 };
     this.worker.current.postMessage(attach, [port1]);
     return port2;
+  }
+
+  /** How many commits the node's copy has taken since the writer started (what `commitAfter` is given). */
+  commitCount(): number {
+    if (this.commits === null) throw new Error('only the client that started the writer counts its commits');
+    return Atomics.load(this.commits, 0);
+  }
+
+  /**
+   * Settles once the node's copy has taken a commit past the count `seen` (at once if it has), or after
+   * `timeoutMs`, whichever comes first. A pending wait does not keep the process alive.
+   */
+  commitAfter(seen: number, timeoutMs: number): Promise<void> {
+    if (this.commits === null) throw new Error('only the client that started the writer counts its commits');
+    const waited = Atomics.waitAsync(this.commits, 0, seen, timeoutMs);
+    return waited.async ? waited.value.then(() => undefined) : Promise.resolve();
   }
 
   /** A front-end thread's client: the channel to the restarted actor. */

@@ -15,6 +15,12 @@ export interface WriterStart {
   upstream: Config['upstream'];
   /** SharedArrayBuffer of one Int32: seconds added to the clock (tests move time without sleeping). */
   clock: SharedArrayBuffer;
+  /**
+   * SharedArrayBuffer of one Int32: the commits the writer thread has made to the node's copy, its own
+   * transactions and its follower's alike, each counted and notified (Atomics.notify) once visible to
+   * readers. What waits for a change (the webhook deliverer) sleeps on it instead of polling.
+   */
+  commits: SharedArrayBuffer;
   /** FLAGWIRE_WRITE_TIMEOUT_MS: named in the refusal of a transaction cut off at its deadline. */
   writeTimeoutMs: number;
   /** FLAGWIRE_CHANGE_LOG_REVISIONS and FLAGWIRE_CHANGE_LOG_BYTES: what the store's change log keeps; the settings' defaults when absent. */

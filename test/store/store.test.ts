@@ -23,7 +23,7 @@ import {
   getOutboxUsage,
   getPayload,
   listDueDeliveries,
-  listDueWebhooks,
+  scanDue,
   listPayloadDeliveries,
   listPayloadSeqs,
   listWebhooks,
@@ -701,7 +701,7 @@ t.test('a schema 6 data dir (no hooks database) reads as no webhooks, and is mig
   const reader = Store.open(dir, { readOnly: true });
   t.equal(reader.schemaVersion(), 6, 'a read-only open reads it as it is');
   t.same(listWebhooks(reader, 'prj_1'), []);
-  t.same(listDueWebhooks(reader, Date.now(), 10), []);
+  t.same(scanDue(reader, Date.now(), 10), { webhookIds: [], pending: false });
   t.equal(getDelivery(reader, 'msg_1'), undefined);
   await reader.close();
 

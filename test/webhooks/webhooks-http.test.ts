@@ -1,9 +1,10 @@
-// Webhooks over the Management API against a real server and real receivers: made with a secret shown
-// once, listed without it; a change POSTed to the receiver signed as Standard Webhooks says (checked with
-// a reference verifier); a failing receiver retried until it answers 2xx, the log saying so; redelivery
-// as the same message; a hanging receiver delays neither the write nor another receiver; URLs that
-// resolve to private, loopback or metadata addresses (or an IPv6 form of one) refused unless allowed, when
-// made and when sent; Slack's format, names escaped; a token limited to some environments refused.
+// Webhooks over the Management API against a real server and real receivers: a change another process
+// writes delivered by an idle node; made with a secret shown once, listed without it; a change POSTed to
+// the receiver signed as Standard Webhooks says (checked with a reference verifier); a failing receiver
+// retried until it answers 2xx, the log saying so; redelivery as the same message; a hanging receiver
+// delays neither the write nor another receiver; URLs that resolve to private, loopback or metadata
+// addresses (or an IPv6 form of one) refused unless allowed, when made and when sent; Slack's format,
+// names escaped; a token limited to some environments refused.
 import t from 'tap';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { kOperator } from '../../src/actor/audit-actor.js';
@@ -25,6 +26,20 @@ const api = (method: string, path: string, body?: unknown, token = secrets.write
 const patchFlag = (body: unknown) => api('PATCH', `/api/v1/flags/${ids.flag}`, body);
 const log = async (webhookId: string) =>
   (await api('GET', `/api/v1/webhooks/${webhookId}/deliveries`, undefined, secrets.read)).json.deliveries as Record<string, any>[];
+
+// First in the file, so that nothing is pending: the node's deliverer waits for its own commits then
+// (src/webhooks/deliverer.ts), and a change a command-line command writes to the data file from a process
+// of its own is none of them. It is read within the deliverer's idle wait, and sent.
+t.test('a change another process writes to the data file is delivered by a node with nothing pending', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const made = await api('POST', '/api/v1/webhooks', { url: receiver.url, events: ['flag'] });
+  t.equal(made.status, 201, made.text);
+  world.run('flagPatch', { flagId: ids.flag, env: null, patch: { trafficPercentage: 44 }, principal: kOperator });
+  await receiver.waitFor(1);
+  t.match(JSON.parse(receiver.received[0]!.body), { type: 'flag.patch', data: { flag: { id: ids.flag, trafficPercentage: 44 } } });
+  t.equal((await api('POST', `/api/v1/webhooks/${made.json.id}/delete`)).status, 200);
+});
 
 t.test('made, listed, a change delivered signed; a failing receiver retried; redelivered as the same message', async (t) => {
   const receiver = await startReceiver();
