@@ -13,8 +13,7 @@ export async function startDeliverer({ config, store, writer, clock, log }: Node
     result: (results: { deliveryId: string; outcome: AttemptOutcome }[]) =>
       writer.call(kWebhookCommands.webhookResultMany, { results, giveUpMs: config.webhookGiveUpMs }),
   };
-  const commits = { count: () => writer.commitCount(), after: (seen: number, timeoutMs: number) => writer.commitAfter(seen, timeoutMs) };
-  const deliverer = new Deliverer(store, work, new UrlGuard(config.webhookAllow), clock, log, commits, {
+  const deliverer = new Deliverer(store, work, new UrlGuard(config.webhookAllow), clock, log, writer, {
     timeoutMs: config.webhookTimeoutMs,
   });
   deliverer.start();

@@ -26,6 +26,7 @@ import type { Clock } from '../clock.js';
 import type { Webhook, WebhookDelivery } from './records.js';
 import { claimMsFor, newSenderId } from '../outbox/outbox.js';
 import type { SnapshotReader } from '../store/interfaces.js';
+import type { WriterClient } from '../writer/client.js';
 import { SendPlaces } from './send-places.js';
 import { signedHeaders } from './signature.js';
 import type { Destination, UrlGuard } from './url-safety.js';
@@ -74,14 +75,10 @@ export interface DelivererOptions {
 const kDefaults: DelivererOptions = { pollMs: 100, idleMs: 1000, timeoutMs: 10_000 };
 
 /**
- * The commits this node's copy takes (WriterClient.commitCount and commitAfter): a change that queues a
- * delivery is one, whether this node's writer made it or its follower applied another node's.
+ * The commits this node's copy takes, counted by the writer thread: a change that queues a delivery is
+ * one, whether this node's writer made it or its follower applied another node's.
  */
-export interface Commits {
-  count(): number;
-  /** Settles once the count passes `seen`, or after `timeoutMs`. */
-  after(seen: number, timeoutMs: number): Promise<void>;
-}
+export type Commits = Pick<WriterClient, 'commitCount' | 'commitAfter'>;
 
 export class Deliverer {
   /** This process: the name its claims carry. */
@@ -133,7 +130,7 @@ export class Deliverer {
   private async run(): Promise<void> {
     while (!this.stopped) {
       // Counted before the read: a commit made while it reads ends the wait at once.
-      const seen = this.commits.count();
+      const seen = this.commits.commitCount();
       let pending = true;
       try {
         pending = this.poll();
@@ -144,7 +141,7 @@ export class Deliverer {
       await new Promise<void>((resolve) => {
         this.wake = resolve;
         if (pending) setTimeout(resolve, this.options.pollMs).unref();
-        else void this.commits.after(seen, this.options.idleMs).then(resolve);
+        else void this.commits.commitAfter(seen, this.options.idleMs).then(resolve);
       });
       this.wake = null;
     }

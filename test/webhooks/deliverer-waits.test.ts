@@ -33,8 +33,8 @@ function testCommits(): TestCommits {
   const commits = {
     made: 0,
     waits: [] as Wait[],
-    count: () => commits.made,
-    after: (seen: number, timeoutMs: number) => new Promise<void>((end) => commits.waits.push({ seen, timeoutMs, end })),
+    commitCount: () => commits.made,
+    commitAfter: (seen: number, timeoutMs: number) => new Promise<void>((end) => commits.waits.push({ seen, timeoutMs, end })),
   };
   return commits;
 }
