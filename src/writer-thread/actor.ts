@@ -33,8 +33,11 @@ type Origin = MessagePort | NonNullable<typeof parentPort>;
 
 const kMaxBatch = 512;
 const start = workerData as WriterStart;
-/** WriterStart.commits: declared before the write path opens, whose follower may report at once. */
+// Declared before the write path opens, whose follower may report at once (notify).
+/** WriterStart.commits. */
 const commits = new Int32Array(start.commits);
+/** The revision the follower's last notice named. */
+let noticedRevision = -1;
 const main = parentPort!;
 /** Front-end threads' channels (attach): each also hears the replica notices. */
 const channels: MessagePort[] = [];
@@ -57,8 +60,11 @@ function notify(notice: WriterNotice): void {
   lastNotice = notice;
   main.postMessage(notice);
   for (const channel of channels) channel.postMessage(notice);
-  // The follower reports each revision it applied: a commit to the copy, as the writer's own are.
-  counted();
+  // A notice whose revision moved reports revisions the follower applied: commits to the copy, as the
+  // writer's own are. Others say only how it follows (connected, its lag).
+  const revision = 'replica' in notice ? notice.replica.revision : notice.relay.revision;
+  if (revision !== noticedRevision) counted();
+  noticedRevision = revision;
 }
 /** A commit to the copy, visible to readers now: counted, and whoever waits on the count is woken. */
 function counted(): void {
