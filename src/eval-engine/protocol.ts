@@ -176,14 +176,32 @@ function putU32(bytes: Uint8Array, at: number, value: number): void {
 }
 
 /**
+ * Where the worker assembles a body written piece by piece (open, push, close) before its one copy into
+ * the batch's buffer. A slot is a SharedArrayBuffer, and V8 copies into shared memory with relaxed atomic
+ * stores, a byte at a time unless source and destination sit alike against 8-byte words: the 350 entries
+ * of a bulk answer pushed into the slot cost 4.7x what they cost pushed into plain memory (65 against 14
+ * µs for 88 KB), and the body's one aligned copy into the slot adds 7. One per thread, grown as needed,
+ * at offset 0 of its own memory (so aligned).
+ */
+let assembly = Buffer.allocUnsafeSlow(64 * 1024);
+
+/** The first offset from `pos` that sits against 8-byte words as `byteOffset` does: a copy from there goes a word at a time. */
+function alignedLike(pos: number, byteOffset: number): number {
+  return pos + ((byteOffset - pos) & 7);
+}
+
+/**
  * Worker: writes the answers in request order. A body is either one `put` (a precomputed Buffer is
- * copied in, nothing else allocated) or `open`, any number of `push`/`pushByte`, then `close`.
+ * copied in, nothing else allocated) or `open`, any number of `push`/`pushByte`, then `close` (assembled
+ * apart, then copied in once: see `assembly`).
  */
 export class ResultWriter {
   private bytes: Buffer;
   private header = kAnswersHeaderBytes;
+  /** Where the answers' bytes written so far end. */
   private pos = 0;
-  private bodyStart = 0;
+  /** Bytes of the open body in `assembly`. */
+  private assembled = 0;
   /** The body `put` copied last, and where: an answer that puts the same one again points there (see put). */
   private lastPut: Uint8Array | null = null;
   private lastPutStart = 0;
@@ -212,43 +230,39 @@ export class ResultWriter {
    */
   put(status: number, body: Uint8Array): void {
     if (body === this.lastPut && this.header !== kAnswersHeaderBytes + 12 * (this.count - 1)) {
-      const bytes = this.bytes;
-      putU32(bytes, this.header, status);
-      putU32(bytes, this.header + 4, this.lastPutStart);
-      putU32(bytes, this.header + 8, body.length);
-      this.header += 12;
+      this.entry(status, this.lastPutStart, body.length);
       return;
     }
-    this.open();
-    this.push(body);
-    this.close(status);
+    const start = this.copyIn(body, body.length);
+    this.entry(status, start, body.length);
     this.lastPut = body;
-    this.lastPutStart = this.bodyStart;
+    this.lastPutStart = start;
   }
 
   open(): void {
-    this.bodyStart = this.pos;
+    this.assembled = 0;
   }
 
   push(body: Uint8Array): void {
-    if (this.pos + body.length > this.bytes.length) this.grow(this.pos + body.length);
-    this.bytes.set(body, this.pos);
-    this.pos += body.length;
+    const end = this.assembled + body.length;
+    if (end > assembly.length) growAssembly(end, this.assembled);
+    assembly.set(body, this.assembled);
+    this.assembled = end;
   }
 
   pushByte(byte: number): void {
-    if (this.pos + 1 > this.bytes.length) this.grow(this.pos + 1);
-    this.bytes[this.pos++] = byte;
+    if (this.assembled === assembly.length) growAssembly(this.assembled + 1, this.assembled);
+    assembly[this.assembled++] = byte;
   }
 
   /** The bytes pushed since `open()` (a view, valid until the next push). */
   openBody(): Buffer {
-    return this.bytes.subarray(this.bodyStart, this.pos);
+    return assembly.subarray(0, this.assembled);
   }
 
   /** Drops the bytes pushed since `open()` (a 304 answers without the body it hashed). */
   rewind(): void {
-    this.pos = this.bodyStart;
+    this.assembled = 0;
   }
 
   /**
@@ -268,10 +282,24 @@ export class ResultWriter {
 
   /** `tagBytes`: the last that many bytes pushed are the answer's ETag, not its body. */
   close(status: number, tagBytes = 0): void {
+    const start = this.copyIn(assembly, this.assembled);
+    this.entry(status | (tagBytes << 16), start, this.assembled);
+  }
+
+  /** Copies `source`'s first `length` bytes after the answers so far, placed to copy a word at a time; where they start. */
+  private copyIn(source: Uint8Array, length: number): number {
+    const start = alignedLike(this.pos, source.byteOffset);
+    if (start + length > this.bytes.length) this.grow(start + length);
+    this.bytes.set(length === source.length ? source : source.subarray(0, length), start);
+    this.pos = start + length;
+    return start;
+  }
+
+  private entry(word: number, start: number, length: number): void {
     const bytes = this.bytes;
-    putU32(bytes, this.header, status | (tagBytes << 16));
-    putU32(bytes, this.header + 4, this.bodyStart);
-    putU32(bytes, this.header + 8, this.pos - this.bodyStart);
+    putU32(bytes, this.header, word);
+    putU32(bytes, this.header + 4, start);
+    putU32(bytes, this.header + 8, length);
     this.header += 12;
   }
 
@@ -294,6 +322,13 @@ export class ResultWriter {
     this.bytes.copy(next, 0, 0, this.pos);
     this.bytes = next;
   }
+}
+
+/** Makes `assembly` hold at least `needed` bytes, keeping its first `kept`. */
+function growAssembly(needed: number, kept: number): void {
+  const next = Buffer.allocUnsafeSlow(Math.max(needed, assembly.length * 2));
+  assembly.copy(next, 0, 0, kept);
+  assembly = next;
 }
 
 /** Main thread: the answers of a batch, read in place (the header as a Uint32Array view). */

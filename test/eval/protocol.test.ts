@@ -66,13 +66,60 @@ t.test('answers putting the same body share its bytes and one view; the last ans
       [200, '{"enabled":true}'],
     ],
   );
-  // Copied once each (the last answer again, at the end): 12 + 6 × 12 header bytes, then the bodies.
-  const written = 12 + 6 * 12 + on.length + off.length + 3 + on.length;
-  t.equal(reader.bytesUsed, written, 'bytesUsed is where the answers end');
+  // Copied once each (the last answer again, at the end): 12 + 6 × 12 header bytes, then the bodies,
+  // each at most 7 bytes past where the one before it ended (placed to copy a word at a time).
+  const last = reader.body(5);
+  t.equal(reader.bytesUsed, last.byteOffset + last.length, 'bytesUsed is where the last answer ends');
+  const packed = 12 + 6 * 12 + on.length + off.length + 3 + on.length;
+  t.ok(reader.bytesUsed >= packed && reader.bytesUsed <= packed + 4 * 7, `${reader.bytesUsed} bytes for ${packed} packed`);
   const first = reader.body(0);
   t.equal(reader.body(1), first, "the second answer reads through the first one's view");
   t.not(reader.body(2), first);
   t.equal(reader.body(3), reader.body(2));
+});
+
+t.test('bodies in a shared slot: each placed to copy a word at a time; an assembled body past 64 KB reads back whole', async (t) => {
+  // A slot is a SharedArrayBuffer, which V8 fills a byte at a time unless the copy's source and
+  // destination sit alike against 8-byte words (ResultWriter's assembly).
+  const slot = new SharedArrayBuffer(64);
+  const pool = Buffer.from('..{"a":1}{"bb":22}');
+  const odd = pool.subarray(2, 9);
+  const odder = pool.subarray(9);
+  const pieces = Array.from({ length: 2000 }, (_, i) => Buffer.from(`{"key":"flag-${i}","value":${i % 3 === 0}},`));
+  const out = new ResultWriter(slot, 4);
+  out.put(200, odd);
+  out.open();
+  for (const piece of pieces) out.push(piece);
+  out.pushByte(0x5d);
+  out.close(200);
+  out.put(200, odder);
+  out.open();
+  out.push(Buffer.from('[2]'));
+  out.close(404);
+  const answered = out.finish();
+  t.ok(answered instanceof SharedArrayBuffer, 'grown as the batch channel grows a slot: shared');
+  const reader = new ResultReader(answered);
+  const assembled = `${pieces.join('')}]`;
+  t.ok(assembled.length > 64 * 1024);
+  t.same(
+    Array.from({ length: 4 }, (_, i) => [reader.status(i), reader.bodyText(i)]),
+    [
+      [200, '{"a":1}'],
+      [200, assembled],
+      [200, '{"bb":22}'],
+      [404, '[2]'],
+    ],
+  );
+  t.equal(reader.body(0).byteOffset % 8, odd.byteOffset % 8, 'a put body sits against words as its source does');
+  t.equal(reader.body(2).byteOffset % 8, odder.byteOffset % 8);
+  t.equal(reader.body(1).byteOffset % 8, 0, 'an assembled body starts on a word');
+  t.equal(reader.body(3).byteOffset % 8, 0);
+  // The next batch assembles from empty: nothing of the large body shows through.
+  const next = new ResultWriter(answered, 1);
+  next.open();
+  next.push(Buffer.from('{}'));
+  next.close(200);
+  t.equal(new ResultReader(next.finish()).bodyText(0), '{}');
 });
 
 t.test('finish() refuses a batch with unanswered requests', async (t) => {

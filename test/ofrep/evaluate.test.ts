@@ -31,15 +31,24 @@ function one(key: string, context: object | string | null, project = '') {
   return { status: r.status(0), json: JSON.parse(text), text };
 }
 
-/** `grown`: whether the answer outgrew a 64-byte buffer (a 304 that built no body does not: 24 bytes of header, a 27-byte tag). */
+/** A writer that counts the bytes pushed into its answers: a 304 that built no body pushed only its tag. */
+class PushCounter extends ResultWriter {
+  pushed = 0;
+  override push(body: Uint8Array): void {
+    this.pushed += body.length;
+    super.push(body);
+  }
+}
+
+/** `built`: whether a body was written before the answer (more pushed than its tag). */
 function bulk(project: string, context: object | null, ifNoneMatch = '') {
   engine.beginBatch();
-  const out = new ResultWriter(new ArrayBuffer(64), 1);
+  const out = new PushCounter(new ArrayBuffer(64), 1);
   ofrep.evaluateBulk(project, context === null ? '' : JSON.stringify({ context }), ifNoneMatch, out);
-  const buffer = out.finish();
-  const r = new ResultReader(buffer);
+  const r = new ResultReader(out.finish());
   const text = r.bodyText(0);
-  return { status: r.status(0), etag: r.tagText(0), text, json: text === '' ? null : JSON.parse(text), grown: buffer.byteLength > 64 };
+  const etag = r.tagText(0);
+  return { status: r.status(0), etag, text, json: text === '' ? null : JSON.parse(text), built: out.pushed > etag.length };
 }
 
 t.test('success: {key, value, reason, variant, metadata}, reasons from the deciding rule', async (t) => {
@@ -249,7 +258,7 @@ t.test('ETag from what decides the answer: a 304 builds no body; any change of t
   const first = bulk(ids.single, ctx);
   t.equal(first.status, 200);
   const cached = bulk(ids.single, ctx, first.etag);
-  t.same([cached.status, cached.etag, cached.grown], [304, first.etag, false], 'answered from the tag alone: no body was written');
+  t.same([cached.status, cached.etag, cached.built], [304, first.etag, false], 'answered from the tag alone: no body was written');
   // A context whose answers are the same still gets its own tag (the tag names the context, not the bytes).
   const unread = bulk(ids.single, { ...ctx, unread: 'x' }, first.etag);
   t.same([unread.status, unread.text === first.text, unread.etag === first.etag], [200, true, false]);
@@ -302,7 +311,7 @@ t.test('ETag: a rule that reads $flagd.timestamp has its answer bytes hashed, so
   const ctx = { targetingKey: 'u1' };
   const early = bulk(project, ctx);
   t.same([early.status, early.json.flags[0].value], [200, 'B']);
-  t.same([bulk(project, ctx, early.etag).status, bulk(project, ctx, early.etag).grown], [304, true], 'a 304, from the evaluated bytes');
+  t.same([bulk(project, ctx, early.etag).status, bulk(project, ctx, early.etag).built], [304, true], 'a 304, from the evaluated bytes');
   clock.advance(120);
   const late = bulk(project, ctx, early.etag);
   t.same([late.status, late.json.flags[0].value], [200, 'A'], 'the launch time passed: never a stale 304');
