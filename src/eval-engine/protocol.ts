@@ -17,7 +17,7 @@
 // Answers, written by the worker over the same buffer once it has read every request (u32, aligned):
 //
 //   ┌───────┬──────────────────┬──────────────────────────────────┬─────────────────────────────────────────┐
-//   │ count │ revision         │ word │ bodyStart │ bodyBytes     │ body bytes [+ ETag bytes], back to back │
+//   │ count │ revision         │ word │ bodyStart │ bodyBytes     │ body bytes [+ ETag bytes], in order     │
 //   │       │ low u32, high u32│        × count                  │ (JSON, ready to send)                   │
 //   └───────┴──────────────────┴──────────────────────────────────┴─────────────────────────────────────────┘
 //
@@ -27,7 +27,8 @@
 // ETag's length in its high 16 bits; the ETag's bytes are the last ones of the answer's bytes. For
 // answers without one (the Evaluation API's) the high bits are 0. Answers with the same body (one
 // prebuilt body put again: ResultWriter.put) may name the same bytes; the last answer's end is where
-// the answers' bytes end.
+// the answers' bytes end. A body starts up to 7 bytes past the one before it, placed so that its copy
+// goes a word at a time (ResultWriter's assembly says why).
 
 import type { FlagUsage } from '../model/flags.js';
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from '../bytes/utf8.js';
