@@ -33,7 +33,7 @@
 import type { FlagUsage } from '../model/flags.js';
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from '../bytes/utf8.js';
 import { matchesIfNoneMatch } from '../http/entity-tags.js';
-import { grownAnswerBuffer } from './batch-channel.js';
+import { grownAnswerBuffer, kMaxSlotBytes } from './batch-channel.js';
 
 /** A route number (src/all-routes.ts), 0..255: which evaluation route set (routes.ts) evaluates the request. */
 export type Route = number;
@@ -182,9 +182,11 @@ function putU32(bytes: Uint8Array, at: number, value: number): void {
  * stores, a byte at a time unless source and destination sit alike against 8-byte words: the 350 entries
  * of a bulk answer pushed into the slot cost 4.7x what they cost pushed into plain memory (65 against 14
  * µs for 88 KB), and the body's one aligned copy into the slot adds 7. One per thread, grown as needed,
- * at offset 0 of its own memory (so aligned).
+ * at offset 0 of its own memory (so aligned); one grown past kMaxSlotBytes for a rare large body is let go
+ * once that body is copied, as such a body's answer buffer is (grownAnswerBuffer).
  */
-let assembly = Buffer.allocUnsafeSlow(64 * 1024);
+const kAssemblyBytes = 64 * 1024;
+let assembly = Buffer.allocUnsafeSlow(kAssemblyBytes);
 
 /** The first offset from `pos` that sits against 8-byte words as `byteOffset` does: a copy from there goes a word at a time. */
 function alignedLike(pos: number, byteOffset: number): number {
@@ -285,6 +287,7 @@ export class ResultWriter {
   close(status: number, tagBytes = 0): void {
     const start = this.copyIn(assembly, this.assembled);
     this.entry(status | (tagBytes << 16), start, this.assembled);
+    if (assembly.length > kMaxSlotBytes) assembly = Buffer.allocUnsafeSlow(kAssemblyBytes);
   }
 
   /** Copies `source`'s first `length` bytes after the answers so far, placed to copy a word at a time; where they start. */

@@ -2,6 +2,7 @@
 import t from 'tap';
 import { DecodedRequests, RequestWriter, ResultReader, ResultWriter, type Route } from '../../src/eval-engine/protocol.js';
 import { routeNumbers } from '../../src/all-routes.js';
+import { kMaxSlotBytes } from '../../src/eval-engine/batch-channel.js';
 import { kEvaluationApiRoutes } from '../../src/eval-engine/evaluation-api-routes.js';
 import { kOfrepRoutes } from '../../src/ofrep/routes.js';
 
@@ -120,6 +121,29 @@ t.test('bodies in a shared slot: each placed to copy a word at a time; an assemb
   next.push(Buffer.from('{}'));
   next.close(200);
   t.equal(new ResultReader(next.finish()).bodyText(0), '{}');
+});
+
+t.test('a body assembled past kMaxSlotBytes reads back whole, and so do the smaller ones after it', async (t) => {
+  const piece = Buffer.from('0123456789abcdef'.repeat(4096));
+  /** `count` pieces as one assembled body, then `{"after":true}`, read back. */
+  const assemble = (count: number) => {
+    const out = new ResultWriter(new SharedArrayBuffer(64), 2);
+    out.open();
+    for (let i = 0; i < count; i++) out.push(piece);
+    out.close(200);
+    out.put(200, Buffer.from('{"after":true}'));
+    const answered = out.finish();
+    const reader = new ResultReader(answered);
+    const whole = Buffer.from(reader.body(0)).equals(Buffer.concat(Array.from({ length: count }, () => piece)));
+    return { shared: answered instanceof SharedArrayBuffer, whole, after: reader.bodyText(1) };
+  };
+  const large = Math.ceil((kMaxSlotBytes + 1) / piece.length);
+  t.same(
+    assemble(large),
+    { shared: false, whole: true, after: '{"after":true}' },
+    'past kMaxSlotBytes: a buffer of its own, every byte as pushed',
+  );
+  t.same(assemble(20), { shared: true, whole: true, after: '{"after":true}' }, 'the next batch assembles afresh');
 });
 
 t.test('finish() refuses a batch with unanswered requests', async (t) => {
