@@ -29,4 +29,4 @@ done
 
 # Every file's whole output (its comment lines are the figures), one file at a time, the per-file bound
 # lifted for the long run.
-FLAGWIRE_LONG=1 FLAGWIRE_TEST_OUTPUT=all FLAGWIRE_TEST_JOBS=1 TAP_TIMEOUT=3600 node scripts/run-tests.mjs "${paths[@]}"
+FLAGWIRE_LONG=1 FLAGWIRE_TEST_OUTPUT=all FLAGWIRE_TEST_JOBS=1 FLAGWIRE_TEST_EXTRA_JOBS=0 TAP_TIMEOUT=3600 node scripts/run-tests.mjs "${paths[@]}"

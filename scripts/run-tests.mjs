@@ -1,5 +1,5 @@
 // Runs the test files (dist/test/**/*.test.js, or the files and folders given) as plain Node processes,
-// JOBS at a time, parses each one's TAP and ends with one summary line; exit status 1 when any fails.
+// JOBS at a time (more while the machine sits idle), parses each one's TAP and ends with one summary line; exit status 1 when any fails.
 //
 // Why not tap's own runner: it starts every test file with a module hook of its coverage recorder
 // (@tapjs/processinfo), which it adds whatever the configuration says, coverage off included. Node
@@ -24,7 +24,7 @@
 // two files, 19.5 in its table, 20.6 by scripts/cpu-times.py around the runner).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Parser } from 'tap-parser';
@@ -33,6 +33,14 @@ import { Parser } from 'tap-parser';
 // PostgreSQL and Chromium they started (the whole suite, same tree: 660 s with two, 579-602 s with three;
 // since the test copies, 644.6 s with three against 621.0 with four, back to back, at 2% more CPU).
 const kJobs = Number(process.env.FLAGWIRE_TEST_JOBS ?? 4);
+// Beyond those, up to this many more while the machine sits idle: each second in which more than a
+// quarter of every core's time was idle (os.cpus()) starts one more file, which runs alone and is not
+// replaced. Files that wait more than they work (a stock SDK's backoff, a server's stream, a lease)
+// coming together left a core idle: 46 core-seconds of a 432-second run (2026-11-28, /proc/stat each
+// second), a third of it in one half minute. A busy machine starts none, so the contention of six jobs
+// at all times (5% more CPU than four) is not paid.
+const kExtraJobs = Number(process.env.FLAGWIRE_TEST_EXTRA_JOBS ?? 2);
+const kIdleShare = 0.25;
 // A file's own bound (seconds): t.setTimeout in a file overrides it. It only catches a hang: beside eight
 // busy loops on two cores (scripts/load-suite.sh), test/cli/cli-binary.test.js took 295 s.
 const kFileTimeoutS = Number(process.env.TAP_TIMEOUT ?? 600);
@@ -70,9 +78,12 @@ const root = process.cwd();
 // which reads a module's source map when a stack names it. `--enable-source-maps` read every module's
 // map as it loaded (about 250 modules in most files): 0.1-0.2 CPU s a file for maps only a failure reads.
 const kLazySourceMaps = pathToFileURL(join(root, 'dist/test/helpers/lazy-source-maps.js')).href;
-// Folders whose files start servers, nodes, PostgreSQL or Chromium, many of them a minute or more each:
-// started first, so that the quick files fill in at the end instead of one slow file running alone.
-const kSlowFolders = ['reliability', 'multinode', 'web-console', 'server', 'release-plans'];
+// Folders whose files start servers, nodes, PostgreSQL, Chromium, a real Unleash or stock SDKs, many of
+// them a minute or more each: started first, so that the quick files fill in at the end instead of one
+// slow file running alone. Some wait more than they work: unleash/client-outage waits out the stock SDK's
+// backoff (36 s of wall for 3 CPU s), sync/sync-service its streams (22 s for 2.5); run last, as their
+// folders' names placed them, each left a core idle for most of the run's last half minute.
+const kSlowFolders = ['reliability', 'multinode', 'web-console', 'server', 'release-plans', 'unleash', 'sync'];
 
 /**
  * What the runner starts for a test file of dist/test: its copy in dist/test-run, which takes Flagwire's
@@ -276,32 +287,58 @@ const started = Date.now();
 let next = 0;
 let done = 0;
 
-async function worker() {
-  while (next < files.length) {
-    const index = next++;
-    const r = await runFile(files[index], index, await sharedEnv(files[index]));
-    done++;
-    const name = relative(root, r.file);
-    if (r.times !== null) timed.push({ name, ...r.times });
-    totals.passed += r.counts.passed;
-    totals.failed += r.counts.failed;
-    totals.skipped += r.counts.skipped;
-    const cpu = r.times === null ? '' : ` cpu=${(r.times.user + r.times.sys).toFixed(1)}s`;
-    // The file's passing points, so that two runs' logs show which file's count moved.
-    const time = `# time=${r.seconds.toFixed(1)}s${cpu} points=${r.counts.passed}`;
-    if (r.ok) {
-      console.log(`ok ${done} - ${name} ${time}`);
-      if (kAllOutput) console.log(r.output.replace(/^/gm, '    '));
-      continue;
-    }
-    // A file can fail without a failing test point (a crash, a timeout): it counts as one failure.
-    if (r.counts.failed === 0) totals.failed++;
-    failedFiles.push(name);
-    const why = r.timedOut ? `ended after ${kFileTimeoutS + kKillGraceS} s` : `exit ${r.code ?? r.signal}`;
-    console.log(`not ok ${done} - ${name} (${why}) ${time}`);
-    console.log(r.output.replace(/^/gm, '    '));
+/** Runs the next file and reports it. */
+async function runNext() {
+  const index = next++;
+  const r = await runFile(files[index], index, await sharedEnv(files[index]));
+  done++;
+  const name = relative(root, r.file);
+  if (r.times !== null) timed.push({ name, ...r.times });
+  totals.passed += r.counts.passed;
+  totals.failed += r.counts.failed;
+  totals.skipped += r.counts.skipped;
+  const cpu = r.times === null ? '' : ` cpu=${(r.times.user + r.times.sys).toFixed(1)}s`;
+  // The file's passing points, so that two runs' logs show which file's count moved.
+  const time = `# time=${r.seconds.toFixed(1)}s${cpu} points=${r.counts.passed}`;
+  if (r.ok) {
+    console.log(`ok ${done} - ${name} ${time}`);
+    if (kAllOutput) console.log(r.output.replace(/^/gm, '    '));
+    return;
   }
+  // A file can fail without a failing test point (a crash, a timeout): it counts as one failure.
+  if (r.counts.failed === 0) totals.failed++;
+  failedFiles.push(name);
+  const why = r.timedOut ? `ended after ${kFileTimeoutS + kKillGraceS} s` : `exit ${r.code ?? r.signal}`;
+  console.log(`not ok ${done} - ${name} (${why}) ${time}`);
+  console.log(r.output.replace(/^/gm, '    '));
 }
+
+async function worker() {
+  while (next < files.length) await runNext();
+}
+
+/** Every core's idle and total milliseconds since boot. */
+function cpuTimes() {
+  let idle = 0;
+  let total = 0;
+  for (const { times } of cpus()) {
+    idle += times.idle;
+    total += times.user + times.nice + times.sys + times.idle + times.irq;
+  }
+  return { idle, total };
+}
+
+/** The extra files running (kExtraJobs), each started in a second the machine sat idle. */
+const extras = new Set();
+let lastTimes = cpuTimes();
+const idleWatch = setInterval(() => {
+  const now = cpuTimes();
+  const idle = (now.idle - lastTimes.idle) / Math.max(1, now.total - lastTimes.total);
+  lastTimes = now;
+  if (idle <= kIdleShare || extras.size >= kExtraJobs || next >= files.length) return;
+  const run = runNext().finally(() => extras.delete(run));
+  extras.add(run);
+}, 1000);
 
 // Interrupted, the shared services end too (a cluster left running holds its port and its memory).
 const endShared = () => Promise.all(kShared.map((s) => s.service.end()));
@@ -311,6 +348,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 await Promise.all(Array.from({ length: Math.min(kJobs, files.length) }, worker));
+clearInterval(idleWatch);
+await Promise.all(extras);
 const sharedCpu = await endShared();
 if (timesDir !== null) {
   rmSync(timesDir, { recursive: true, force: true });
