@@ -225,6 +225,25 @@ const packagePaths = {
   },
 };
 /**
+ * detect-libc, which lmdb's loader asks which libc the machine has as lmdb loads, requires
+ * node:child_process at its own load, for a last resort (running `getconf` and `ldd`) that a Linux
+ * whose Node names its ELF interpreter never reaches. That load brings node:net, node:dgram and DNS
+ * with it: 2-5 ms of CPU in every thread that loads lmdb, so in each of a node's threads at every start
+ * and in every store command. The store packages' copy requires it where that last resort runs.
+ */
+const kEagerChildProcess = "const childProcess = require('child_process');";
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]detect-libc[\\/]lib[\\/]detect-libc\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes(kEagerChildProcess)) throw new Error(`${args.path} no longer says ${kEagerChildProcess}: see lazyChildProcess`);
+      const lazy = "const childProcess = new Proxy({}, { get: (_, key) => require('child_process')[key] });";
+      return { contents: text.replace(kEagerChildProcess, lazy), loader: 'js' };
+    });
+  },
+};
+/**
  * Fails the build where a bundle of packages (`js`) names `__filename` or `__dirname` that kPackagePaths
  * did not rewrite: a file of theirs that names its own place would name the bundle's instead. Each
  * package file's part is read apart (esbuild heads it with the file's path), so that `unrun`, the files
@@ -275,7 +294,7 @@ async function buildStorePackages() {
     banner: {
       js: kRequireBanner,
     },
-    plugins: [packagePaths],
+    plugins: [packagePaths, lazyChildProcess],
   });
   checkOwnPlaces(outputFiles.find((file) => file.path.endsWith('.js')).text, "the store packages' bundle");
   // Both: the main thread imports the module; a thread started from CommonJS requires its twin (kThreadStub).

@@ -4,15 +4,17 @@
 // it. So before the server opens the store, a child process (probe.ts) reads every record once: a
 // crash or an LMDB error there becomes a refusal at start with a message, not a crash in service.
 // Cost: one short-lived process that reads the whole file (about 0.1 s plus the file's read time).
-import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { loadOnUse } from '../load-on-use.js';
 import { storeChildEnv } from './child-env.js';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 
 /** A probe that has not read the file within this time is stuck (a damaged page can loop a reader). */
 const kProbeTimeoutMs = 120_000;
 const kProbe = fileURLToPath(new URL('./probe.js', import.meta.url));
+/** node:child_process, loaded by a check that runs (src/load-on-use.ts): threads that import the store and never check spare its load. */
+const childProcess = loadOnUse<typeof import('node:child_process')>('node:child_process');
 
 /**
  * Resolves when `path` is absent, empty or readable throughout; throws a StoreOpenError otherwise.
@@ -26,7 +28,10 @@ export async function verifyDataFile(path: string, databases: readonly string[] 
     return; // absent: the store creates it
   }
   checkDataFile(path);
-  const child = spawn(process.execPath, [kProbe, path, ...databases], { env: storeChildEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = childProcess().spawn(process.execPath, [kProbe, path, ...databases], {
+    env: storeChildEnv(),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (text: string) => {
     if (stderr.length < 2000) stderr += text;

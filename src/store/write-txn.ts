@@ -16,13 +16,19 @@
 // that LMDB itself stores the newest id, which no commit can change while this transaction holds the
 // write lock, and the transaction is run again from there. It costs one id comparison per transaction;
 // the repair (a Node start, well under a second) only follows an open that met a commit.
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { RootDatabase } from 'lmdb';
 import { FlagwireError } from '../errors.js';
+import { loadOnUse } from '../load-on-use.js';
 import { storeChildEnv } from './child-env.js';
 
 const kReopen = fileURLToPath(new URL('./reopen.js', import.meta.url));
+/**
+ * node:child_process, loaded by the repair alone (src/load-on-use.ts): it loads node:net, node:dgram and
+ * DNS with it, 2-5 ms of CPU in each thread that opens the store for writing (a writer thread, every
+ * command), which almost never repairs.
+ */
+const childProcess = loadOnUse<typeof import('node:child_process')>('node:child_process');
 /** Another open can meet a commit again right after a repair; more than this in a row is not chance. */
 const kAttempts = 3;
 const kReopenTimeoutMs = 60_000;
@@ -79,7 +85,7 @@ function startsFromNewest(root: RootDatabase, path: string): void {
   // The newer of the file's two meta pages: no other process writes them while this one holds the lock.
   const newest = ids.env.info().lastTxnId;
   if (txnId === newest + 1) return;
-  const reopen = spawnSync(process.execPath, [kReopen, path], {
+  const reopen = childProcess().spawnSync(process.execPath, [kReopen, path], {
     env: storeChildEnv(),
     stdio: ['ignore', 'ignore', 'pipe'],
     timeout: kReopenTimeoutMs,

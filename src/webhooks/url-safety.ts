@@ -5,10 +5,13 @@
 // webhook must not become a way to reach the server's own network. The address is checked when a
 // delivery is sent, every time, and the connection goes to the address checked (a name that resolves
 // elsewhere a moment later changes nothing).
-import { lookup } from 'node:dns/promises';
 import { FlagwireError } from '../errors.js';
 import { type AddressRange, inRange, parseAddress, parseRange } from '../http/client-address.js';
+import { loadOnUse } from '../load-on-use.js';
 import { specialAddress } from './special-addresses.js';
+
+/** node:dns/promises, loaded by the first delivery's look-up (src/load-on-use.ts), not by every thread that validates a URL. */
+const dns = loadOnUse<typeof import('node:dns/promises')>('node:dns/promises');
 
 /** What is wrong with a webhook URL as written (null: nothing); where it resolves is checked when sending. */
 export function urlSyntaxProblem(url: string): string | null {
@@ -49,7 +52,8 @@ export class UrlGuard {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     let addresses: { address: string; family: number }[];
     try {
-      addresses = parseAddress(host) !== null ? [{ address: host, family: host.includes(':') ? 6 : 4 }] : await lookup(host, { all: true });
+      addresses =
+        parseAddress(host) !== null ? [{ address: host, family: host.includes(':') ? 6 : 4 }] : await dns().lookup(host, { all: true });
     } catch (err) {
       return { refused: `${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
     }

@@ -144,6 +144,9 @@ t.test(
     t.ok(lines.has('loaded node:https'), 'the log names a built-in required on use (node:https)');
     for (const name of ['node:http2', 'node:zlib'])
       t.notOk(lines.has(`loaded ${name}`), `no thread loaded ${name}: the sync service is off`);
+    // A node started on a fresh data dir checks no data file and repairs no start, and has sent no webhook.
+    t.notOk(lines.has('loaded node:child_process'), 'no thread loaded node:child_process: the store check and repair load it (src/store)');
+    t.notOk(lines.has('loaded node:dns/promises'), "no thread loaded node:dns/promises: a delivery's first look-up loads it");
     t.notOk(loaded.includes('writer-thread/actor.js'), 'not from its modules');
     // An evaluation worker's evaluators are in its bundle's script (scripts/build-cli.mjs), which no module
     // hook sees: the node was ready, so each worker had answered with them, and none came from its module.
