@@ -1,5 +1,6 @@
 // Runs the test files (dist/test/**/*.test.js, or the files and folders given) as plain Node processes,
-// JOBS at a time (more while the machine sits idle), parses each one's TAP and ends with one summary line; exit status 1 when any fails.
+// JOBS at a time (more while the machine sits idle), parses each one's TAP and ends with one summary
+// line; exit status 1 when any fails.
 //
 // Why not tap's own runner: it starts every test file with a module hook of its coverage recorder
 // (@tapjs/processinfo), which it adds whatever the configuration says, coverage off included. Node
@@ -331,14 +332,17 @@ function cpuTimes() {
 /** The extra files running (kExtraJobs), each started in a second the machine sat idle. */
 const extras = new Set();
 let lastTimes = cpuTimes();
-const idleWatch = setInterval(() => {
-  const now = cpuTimes();
-  const idle = (now.idle - lastTimes.idle) / Math.max(1, now.total - lastTimes.total);
-  lastTimes = now;
-  if (idle <= kIdleShare || extras.size >= kExtraJobs || next >= files.length) return;
-  const run = runNext().finally(() => extras.delete(run));
-  extras.add(run);
-}, 1000);
+const idleWatch =
+  kExtraJobs === 0
+    ? undefined
+    : setInterval(() => {
+        const now = cpuTimes();
+        const idle = (now.idle - lastTimes.idle) / Math.max(1, now.total - lastTimes.total);
+        lastTimes = now;
+        if (idle <= kIdleShare || extras.size >= kExtraJobs || next >= files.length) return;
+        const run = runNext().finally(() => extras.delete(run));
+        extras.add(run);
+      }, 1000);
 
 // Interrupted, the shared services end too (a cluster left running holds its port and its memory).
 const endShared = () => Promise.all(kShared.map((s) => s.service.end()));

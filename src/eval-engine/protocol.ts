@@ -236,7 +236,7 @@ export class ResultWriter {
       this.entry(status, this.lastPutStart, body.length);
       return;
     }
-    const start = this.copyIn(body, body.length);
+    const start = this.copyIn(body);
     this.entry(status, start, body.length);
     this.lastPut = body;
     this.lastPutStart = start;
@@ -285,17 +285,17 @@ export class ResultWriter {
 
   /** `tagBytes`: the last that many bytes pushed are the answer's ETag, not its body. */
   close(status: number, tagBytes = 0): void {
-    const start = this.copyIn(assembly, this.assembled);
+    const start = this.copyIn(this.openBody());
     this.entry(status | (tagBytes << 16), start, this.assembled);
     if (assembly.length > kMaxSlotBytes) assembly = Buffer.allocUnsafeSlow(kAssemblyBytes);
   }
 
-  /** Copies `source`'s first `length` bytes after the answers so far, placed to copy a word at a time; where they start. */
-  private copyIn(source: Uint8Array, length: number): number {
-    const start = alignedLike(this.pos, source.byteOffset);
-    if (start + length > this.bytes.length) this.grow(start + length);
-    this.bytes.set(length === source.length ? source : source.subarray(0, length), start);
-    this.pos = start + length;
+  /** Copies `body` after the answers so far, placed to copy a word at a time; where it starts. */
+  private copyIn(body: Uint8Array): number {
+    const start = alignedLike(this.pos, body.byteOffset);
+    if (start + body.length > this.bytes.length) this.grow(start + body.length);
+    this.bytes.set(body, start);
+    this.pos = start + body.length;
     return start;
   }
 
