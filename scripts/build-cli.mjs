@@ -85,6 +85,10 @@ const kThreadBundles = [
   // each thread's start cost about 0.9 CPU s more, its evaluation workers' included (started from them,
   // they ran unbundled too).
   { dir: 'frontend', entries: ['server/frontend-thread.js'] },
+  // Not a thread: the process that reads a data file through at a node's start (src/store/verify.ts
+  // starts it by its URL as a thread's entry is started), bundled the same way so that it takes lmdb
+  // from the store packages' script and starts no ES module loader.
+  { dir: 'probe', entries: ['store/probe.js'] },
 ];
 /**
  * Each bundled entry's path under dist/src, and its bundle's under the command line's: a thread starts

@@ -6,12 +6,12 @@
 // The entry counts matter: a garbled page can read as a well-formed empty or short page (LMDB then
 // returns fewer records without any error), but the count recorded where the database is anchored
 // (the meta page for the main database, the main database's record for each named one) still tells.
-import { createRequire } from 'node:module';
+//
+// It runs at a node's start on a data file its last clean stop did not vouch for (intact-mark.ts), so it is
+// started from its own bundle (scripts/build-cli.mjs), which takes lmdb from the store packages' script
+// with V8's code cache, as every thread of a node does.
+import { open } from 'lmdb';
 import { kMaxDbs } from './layout.js';
-
-// lmdb's CommonJS build, one file, rather than its ES modules: this process runs at every node's start,
-// and this way it loads in about 12 ms less of CPU (bench/RESULTS.md, issue 57 item 2).
-const { open } = createRequire(import.meta.url)('lmdb') as typeof import('lmdb');
 
 const [path, ...ours] = process.argv.slice(2);
 if (path === undefined) {
