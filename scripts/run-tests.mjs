@@ -34,14 +34,17 @@ import { Parser } from 'tap-parser';
 // PostgreSQL and Chromium they started (the whole suite, same tree: 660 s with two, 579-602 s with three;
 // since the test copies, 644.6 s with three against 621.0 with four, back to back, at 2% more CPU).
 const kJobs = Number(process.env.FLAGWIRE_TEST_JOBS ?? 4);
-// Beyond those, up to this many more while the machine sits idle: each second in which more than a
-// quarter of every core's time was idle (os.cpus()) starts one more file, which runs alone and is not
-// replaced. Files that wait more than they work (a stock SDK's backoff, a server's stream, a lease)
-// coming together left a core idle: 46 core-seconds of a 432-second run (2026-11-28, /proc/stat each
-// second), a third of it in one half minute. A busy machine starts none, so the contention of six jobs
-// at all times (5% more CPU than four) is not paid.
-const kExtraJobs = Number(process.env.FLAGWIRE_TEST_EXTRA_JOBS ?? 2);
-const kIdleShare = 0.25;
+// Beyond those, up to this many more while the machine sits idle: each quarter second in which more than
+// a tenth of every core's time was idle (os.cpus()) starts one more file, which runs alone and is not
+// replaced. Files that wait more than they work (a stock SDK's backoff, a server's stream, a lease, a
+// page's settling) coming together leave a core idle, mostly for a second or two at a time. A busy
+// machine starts none, so the contention of more jobs at all times (six: 5% more CPU than four) is not
+// paid. Whole runs on one tree, back to back, /proc/stat each second (2026-11-28): a second's watch, over
+// a quarter idle, two extras: 25.4 idle core-seconds, 380.5 s; this watch: 15.9 and 372.5 s, the CPU
+// used the same (733 and 726 core-seconds); no extras: 36.9 and 391.1 s.
+const kExtraJobs = Number(process.env.FLAGWIRE_TEST_EXTRA_JOBS ?? 4);
+const kIdleShare = 0.1;
+const kIdleWatchMs = 250;
 // A file's own bound (seconds): t.setTimeout in a file overrides it. It only catches a hang: beside eight
 // busy loops on two cores (scripts/load-suite.sh), test/cli/cli-binary.test.js took 295 s.
 const kFileTimeoutS = Number(process.env.TAP_TIMEOUT ?? 600);
@@ -329,7 +332,7 @@ function cpuTimes() {
   return { idle, total };
 }
 
-/** The extra files running (kExtraJobs), each started in a second the machine sat idle. */
+/** The extra files running (kExtraJobs), each started in a quarter second the machine sat idle. */
 const extras = new Set();
 let lastTimes = cpuTimes();
 const idleWatch =
@@ -342,7 +345,7 @@ const idleWatch =
         if (idle <= kIdleShare || extras.size >= kExtraJobs || next >= files.length) return;
         const run = runNext().finally(() => extras.delete(run));
         extras.add(run);
-      }, 1000);
+      }, kIdleWatchMs);
 
 // Interrupted, the shared services end too (a cluster left running holds its port and its memory).
 const endShared = () => Promise.all(kShared.map((s) => s.service.end()));
