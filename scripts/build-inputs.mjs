@@ -1,0 +1,104 @@
+// Whether dist/ is the build of the tree as it is now, so that `npm test` builds only when it is not.
+//
+// `npm run build` writes, as its last step, a digest of everything it reads (DIST/.build-inputs): the
+// folders tsc compiles (tsconfig.json's include, which holds every script and bundle source too), the
+// compiler's configuration, the package manifests, what npm installed (node_modules/.package-lock.json,
+// which npm rewrites on every install), and Node's version. It removes that file as its first step, so a
+// build that fails midway is never taken for a finished one. `npm test`'s pretest then builds only when
+// the digest of the tree differs from it, or when a source's output is missing (removed by hand).
+//
+// Why: `npm ci` builds (the prepare script), and CI's `npm test` right after built the same tree again,
+// about 22 s of wall on the 2-core machine (tsc's incremental check of every file alone 7.7 s) for
+// outputs it already had. The digest reads the sources' bytes, not their times, so a checkout that moves
+// times only, or an edit undone, needs no build, and an edit within the same second is never missed.
+//
+// Run: node scripts/build-inputs.mjs forget | write | ensure
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const kConfigFile = 'tsconfig.json';
+/** Files beside the compiled folders that the build reads or that decide what it makes. */
+const kInputFiles = ['package.json', 'package-lock.json', kConfigFile, 'node_modules/.package-lock.json'];
+const kDigestFile = join('dist', '.build-inputs');
+
+/** The folders tsc compiles, as `root`'s tsconfig.json includes them. */
+export function sourceDirs(root) {
+  return JSON.parse(readFileSync(join(root, kConfigFile), 'utf8')).include;
+}
+
+/** The first TypeScript source under `dir` (in `root`) whose output in dist/ is missing, or null. */
+export function firstMissingOutput(root, dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      const missing = firstMissingOutput(root, path);
+      if (missing !== null) return missing;
+    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+      const output = join(root, 'dist', relative(root, path)).replace(/\.ts$/, '.js');
+      if (!existsSync(output)) return output;
+    }
+  }
+  return null;
+}
+
+/** The digest of what a build of `root` reads: every file's path and bytes, in one order. */
+export function inputsDigest(root) {
+  const hash = createHash('sha256').update(`node ${process.version}\0`);
+  const add = (path) => {
+    hash.update(`${relative(root, path)}\0`);
+    hash.update(existsSync(path) ? readFileSync(path) : '(absent)');
+    hash.update('\0');
+  };
+  const visit = (dir) => {
+    const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.isFile()) add(path);
+    }
+  };
+  for (const dir of sourceDirs(root)) visit(join(root, dir));
+  for (const file of kInputFiles) add(join(root, file));
+  return hash.digest('hex');
+}
+
+/** Why `root` needs a build, or null when dist/ is the build of its tree as it is. */
+export function buildNeeded(root) {
+  let built;
+  try {
+    built = readFileSync(join(root, kDigestFile), 'utf8').trim();
+  } catch {
+    return 'no finished build is recorded';
+  }
+  if (built !== inputsDigest(root)) return 'the sources or the installed packages changed since the last build';
+  for (const dir of sourceDirs(root)) {
+    const missing = firstMissingOutput(root, join(root, dir));
+    if (missing !== null) return `${relative(root, missing)} is missing`;
+  }
+  return null;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = process.cwd();
+  const command = process.argv[2];
+  if (command === 'forget') {
+    rmSync(join(root, kDigestFile), { force: true });
+  } else if (command === 'write') {
+    writeFileSync(join(root, kDigestFile), `${inputsDigest(root)}\n`);
+  } else if (command === 'ensure') {
+    const why = buildNeeded(root);
+    if (why === null) {
+      console.log('build: dist/ is the build of this tree (scripts/build-inputs.mjs); not built again');
+    } else {
+      console.log(`build: ${why}`);
+      const { status } = spawnSync('npm', ['run', 'build'], { stdio: 'inherit' });
+      process.exitCode = status ?? 1;
+    }
+  } else {
+    console.error('usage: node scripts/build-inputs.mjs forget | write | ensure');
+    process.exitCode = 2;
+  }
+}
