@@ -5,7 +5,8 @@
 // compiler's configuration, the package manifests, what npm installed (node_modules/.package-lock.json,
 // which npm rewrites on every install), and Node's version. It removes that file as its first step, so a
 // build that fails midway is never taken for a finished one. `npm test`'s pretest then builds only when
-// the digest of the tree differs from it, or when a source's output is missing (removed by hand).
+// the digest of the tree differs from it, or when a source's output is missing (removed by hand) or was
+// written after it (tsc run alone).
 //
 // Why: `npm ci` builds (the prepare script), and CI's `npm test` right after built the same tree again,
 // about 22 s of wall on the 2-core machine (tsc's incremental check of every file alone 7.7 s) for
@@ -15,7 +16,7 @@
 // Run: node scripts/build-inputs.mjs forget | write | ensure
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,23 +26,25 @@ const kInputFiles = ['package.json', 'package-lock.json', kConfigFile, 'node_mod
 const kDigestFile = join('dist', '.build-inputs');
 
 /** The folders tsc compiles, as `root`'s tsconfig.json includes them. */
-export function sourceDirs(root) {
+function sourceDirs(root) {
   return JSON.parse(readFileSync(join(root, kConfigFile), 'utf8')).include;
 }
 
-/** The first TypeScript source under `dir` (in `root`) whose output in dist/ is missing, or null. */
-export function firstMissingOutput(root, dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+/** Every file under `dir`, in one order (by name, folder by folder). */
+function* filesUnder(dir) {
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      const missing = firstMissingOutput(root, path);
-      if (missing !== null) return missing;
-    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
-      const output = join(root, 'dist', relative(root, path)).replace(/\.ts$/, '.js');
-      if (!existsSync(output)) return output;
-    }
+    if (entry.isDirectory()) yield* filesUnder(path);
+    else if (entry.isFile()) yield path;
   }
-  return null;
+}
+
+/** The output in dist/ of each TypeScript source of `root`'s compiled folders. */
+export function* compiledOutputs(root) {
+  for (const dir of sourceDirs(root))
+    for (const path of filesUnder(join(root, dir)))
+      if (path.endsWith('.ts') && !path.endsWith('.d.ts')) yield join(root, 'dist', relative(root, path)).replace(/\.ts$/, '.js');
 }
 
 /** The digest of what a build of `root` reads: every file's path and bytes, in one order. */
@@ -52,33 +55,41 @@ export function inputsDigest(root) {
     hash.update(existsSync(path) ? readFileSync(path) : '(absent)');
     hash.update('\0');
   };
-  const visit = (dir) => {
-    const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else if (entry.isFile()) add(path);
-    }
-  };
-  for (const dir of sourceDirs(root)) visit(join(root, dir));
+  for (const dir of sourceDirs(root)) for (const path of filesUnder(join(root, dir))) add(path);
   for (const file of kInputFiles) add(join(root, file));
   return hash.digest('hex');
 }
 
-/** Why `root` needs a build, or null when dist/ is the build of its tree as it is. */
+/**
+ * Why `root` needs a build, or null when dist/ is the build of its tree as it is. An output written
+ * after the record was not made by the build it records: tsc run alone on an edit since undone would
+ * otherwise leave the edit's output behind sources whose digest matches again.
+ */
 export function buildNeeded(root) {
+  const record = join(root, kDigestFile);
   let built;
+  let recordedAt;
   try {
-    built = readFileSync(join(root, kDigestFile), 'utf8').trim();
+    built = readFileSync(record, 'utf8').trim();
+    recordedAt = statSync(record).mtimeMs;
   } catch {
     return 'no finished build is recorded';
   }
   if (built !== inputsDigest(root)) return 'the sources or the installed packages changed since the last build';
-  for (const dir of sourceDirs(root)) {
-    const missing = firstMissingOutput(root, join(root, dir));
-    if (missing !== null) return `${relative(root, missing)} is missing`;
+  for (const output of compiledOutputs(root)) {
+    const writtenAt = mtimeMs(output);
+    if (writtenAt === null) return `${relative(root, output)} is missing`;
+    if (writtenAt > recordedAt) return `${relative(root, output)} was written after the last build`;
   }
   return null;
+}
+
+function mtimeMs(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -6,18 +6,15 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { firstMissingOutput, sourceDirs } from './build-inputs.mjs';
+import { compiledOutputs } from './build-inputs.mjs';
 
 const kRoot = fileURLToPath(new URL('..', import.meta.url));
 const kConfig = JSON.parse(readFileSync(join(kRoot, 'tsconfig.json'), 'utf8'));
 const kState = join(kRoot, kConfig.compilerOptions.tsBuildInfoFile);
 
 if (existsSync(kState)) {
-  const missing =
-    sourceDirs(kRoot)
-      .map((dir) => firstMissingOutput(kRoot, join(kRoot, dir)))
-      .find((m) => m !== null) ?? null;
-  if (missing !== null) {
+  const missing = [...compiledOutputs(kRoot)].find((output) => !existsSync(output));
+  if (missing !== undefined) {
     console.log(`${relative(kRoot, missing)} is missing: tsc emits every file this build`);
     rmSync(kState);
   }

@@ -3,7 +3,7 @@
 // only leaves a mark), whether a build is needed as the tree changes, and that `ensure` builds exactly
 // when one is.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -53,16 +53,31 @@ t.test('a build is needed until one is recorded, and again when a source, a mani
   t.match(buildNeeded(root), /changed since the last build/, 'the manifest edited');
 });
 
-t.test("a source's output removed by hand needs a build, and a build begun and not finished records none", async (t) => {
-  const root = project();
-  run(root, 'write');
-  rmSync(join(root, 'dist/src/a.js'));
-  t.equal(buildNeeded(root), 'dist/src/a.js is missing');
-  writeFileSync(join(root, 'dist/src/a.js'), 'export const a = 1;\n');
-  t.equal(buildNeeded(root), null);
-  run(root, 'forget');
-  t.equal(buildNeeded(root), 'no finished build is recorded', 'the first step of a build takes the record away');
-});
+t.test(
+  "a source's output removed or written since the record needs a build, and a build begun and not finished records none",
+  async (t) => {
+    const root = project();
+    run(root, 'write');
+    rmSync(join(root, 'dist/src/a.js'));
+    t.equal(buildNeeded(root), 'dist/src/a.js is missing');
+    writeFileSync(join(root, 'dist/src/a.js'), 'export const a = 1;\n');
+    t.equal(buildNeeded(root), 'dist/src/a.js was written after the last build', 'put back by hand, after the record');
+    run(root, 'write');
+    t.equal(buildNeeded(root), null);
+
+    // tsc run alone on an edit, the edit then undone: the sources' digest matches the record again, but the
+    // output is the edit's, written after it.
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(join(root, 'dist/src/a.js'), later, later);
+    t.equal(buildNeeded(root), 'dist/src/a.js was written after the last build');
+    // A build writes its outputs, then the record.
+    writeFileSync(join(root, 'dist/src/a.js'), 'export const a = 1;\n');
+    run(root, 'write');
+    t.equal(buildNeeded(root), null, 'a build records it again');
+    run(root, 'forget');
+    t.equal(buildNeeded(root), 'no finished build is recorded', 'the first step of a build takes the record away');
+  },
+);
 
 t.test('ensure runs the build when one is needed, and only then', async (t) => {
   const root = project();
