@@ -4,6 +4,14 @@
 // only slow them, and the certificates NODE_EXTRA_CA_CERTS names (they make no connection) are parsed
 // by Node as the process starts, before any code runs: about 80 ms of CPU for a system bundle of 144,
 // nearly as much as the probe's own work (dist/src/store/probe.js: 111-137 against 196-228 ms).
+import { loadOnUse } from '../load-on-use.js';
+
+/**
+ * node:child_process, loaded when the store first starts one of them (src/load-on-use.ts): it loads
+ * node:net, node:dgram and DNS with it, 2-5 ms of CPU in each thread that opens the store (a writer
+ * thread, every command), which almost never repairs and checks only at a start.
+ */
+export const childProcess = loadOnUse<typeof import('node:child_process')>('node:child_process');
 
 /** This process's environment less the Node settings a store's child process has no use for. */
 export function storeChildEnv(): NodeJS.ProcessEnv {

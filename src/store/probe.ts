@@ -15,7 +15,7 @@ import { kMaxDbs } from './layout.js';
 
 const [path, ...ours] = process.argv.slice(2);
 if (path === undefined) {
-  process.stderr.write('usage: probe.js DATA_FILE [DATABASE...]\n');
+  process.stderr.write('usage: probe DATA_FILE [DATABASE...]\n');
   process.exit(2);
 }
 /** The store's databases (its layout's, verify.ts); none named: every one the file lists. */

@@ -6,15 +6,12 @@
 // Cost: one short-lived process that reads the whole file (about 0.1 s plus the file's read time).
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadOnUse } from '../load-on-use.js';
-import { storeChildEnv } from './child-env.js';
+import { childProcess, storeChildEnv } from './child-env.js';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 
 /** A probe that has not read the file within this time is stuck (a damaged page can loop a reader). */
 const kProbeTimeoutMs = 120_000;
 const kProbe = fileURLToPath(new URL('./probe.js', import.meta.url));
-/** node:child_process, loaded by a check that runs (src/load-on-use.ts): threads that import the store and never check spare its load. */
-const childProcess = loadOnUse<typeof import('node:child_process')>('node:child_process');
 
 /**
  * Resolves when `path` is absent, empty or readable throughout; throws a StoreOpenError otherwise.

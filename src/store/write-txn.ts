@@ -19,16 +19,9 @@
 import { fileURLToPath } from 'node:url';
 import type { RootDatabase } from 'lmdb';
 import { FlagwireError } from '../errors.js';
-import { loadOnUse } from '../load-on-use.js';
-import { storeChildEnv } from './child-env.js';
+import { childProcess, storeChildEnv } from './child-env.js';
 
 const kReopen = fileURLToPath(new URL('./reopen.js', import.meta.url));
-/**
- * node:child_process, loaded by the repair alone (src/load-on-use.ts): it loads node:net, node:dgram and
- * DNS with it, 2-5 ms of CPU in each thread that opens the store for writing (a writer thread, every
- * command), which almost never repairs.
- */
-const childProcess = loadOnUse<typeof import('node:child_process')>('node:child_process');
 /** Another open can meet a commit again right after a repair; more than this in a row is not chance. */
 const kAttempts = 3;
 const kReopenTimeoutMs = 60_000;

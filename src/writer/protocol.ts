@@ -18,7 +18,7 @@ export interface WriterStart {
   /**
    * SharedArrayBuffer of one Int32: the commits the writer thread has made to the node's copy, its own
    * transactions and its follower's alike, each counted and notified (Atomics.notify) once visible to
-   * readers. What waits for a change (the webhook deliverer) sleeps on it instead of polling.
+   * readers. Background work that waits for a change sleeps on it instead of polling.
    */
   commits: SharedArrayBuffer;
   /** FLAGWIRE_WRITE_TIMEOUT_MS: named in the refusal of a transaction cut off at its deadline. */
