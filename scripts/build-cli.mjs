@@ -69,12 +69,13 @@ function declaredEvaluators(dir = kSrcDir) {
   });
 }
 /**
- * The threads' entries bundled (each by its path under dist/src, with its bundle's): a source module that
- * starts one (`new Worker(new URL('../writer-thread/actor.js', import.meta.url))`) starts its bundle
- * instead, when it runs from a bundle itself. A process that runs the modules unbundled (a test's
- * in-process server, a test's capability) starts them unbundled as before.
+ * The entries a node starts by URL, bundled (each by its path under dist/src, with its bundle's): its
+ * threads' and the start-up probe's process. A source module that starts one (`new Worker(new
+ * URL('../writer-thread/actor.js', import.meta.url))`) starts its bundle instead, when it runs from a
+ * bundle itself. A process that runs the modules unbundled (a test's in-process server, a test's
+ * capability) starts them unbundled as before.
  */
-const kThreadBundles = [
+const kStartedBundles = [
   { dir: 'writer', entries: ['writer-thread/actor.js'] },
   // An evaluation worker imports its route sets' evaluators by URL (src/eval-engine/worker.ts): they are
   // entries of its bundle, so that they and the worker share one copy of each module (the engine).
@@ -85,18 +86,17 @@ const kThreadBundles = [
   // each thread's start cost about 0.9 CPU s more, its evaluation workers' included (started from them,
   // they ran unbundled too).
   { dir: 'frontend', entries: ['server/frontend-thread.js'] },
-  // Not a thread: the process that reads a data file through at a node's start (src/store/verify.ts
-  // starts it by its URL as a thread's entry is started), bundled the same way so that it takes lmdb
-  // from the store packages' script and starts no ES module loader.
+  // The process that reads a data file through at a node's start (src/store/verify.ts), so that it takes
+  // lmdb from the store packages' script and starts no ES module loader.
   { dir: 'probe', entries: ['store/probe.js'] },
 ];
 /**
- * Each bundled entry's path under dist/src, and its bundle's under the command line's: a thread starts
- * from its bundle's CommonJS module (kThreadStub); an entry imported by URL keeps its name, by which the
+ * Each bundled entry's path under dist/src, and its bundle's under the command line's: a thread or the
+ * probe starts from its bundle's CommonJS module (kThreadStub); an entry imported by URL keeps its name, by which the
  * script lists it (importedByUrl).
  */
 const kBundledEntries = new Map(
-  kThreadBundles.flatMap(({ dir, entries }) =>
+  kStartedBundles.flatMap(({ dir, entries }) =>
     entries.map((entry, i) => [entry, i === 0 ? stubPath(dir, basename(entry, '.js'), 'commonjs') : join(dir, basename(entry))]),
   ),
 );
@@ -523,7 +523,7 @@ await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kServeDir, [
   sourceRewrites(kServeDir),
 ]);
 await writeUwsTwin();
-for (const { dir, entries } of kThreadBundles) {
+for (const { dir, entries } of kStartedBundles) {
   const outdir = join(kBundleDir, dir);
   const [entry, ...byUrl] = entries.map((path) => join(kSrcDir, path));
   const stub = kThreadStub(outdir);
