@@ -29,6 +29,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Parser } from 'tap-parser';
+import { describeSpeed, sampleHostSpeed } from './host-speed.mjs';
 
 // Four files at once on a 2-core machine: many files spend much of their time waiting on the servers,
 // PostgreSQL and Chromium they started (the whole suite, same tree: 660 s with two, 579-602 s with three;
@@ -68,6 +69,11 @@ const { NODE_EXTRA_CA_CERTS: _hostCas, ...kHostEnv } = process.env;
 // nothing a test checks depends on it; test/model/passwords.test.ts checks the real cost.
 const kFileEnv = { FLAGWIRE_TEST_PASSWORD_COST: '10', ...kHostEnv };
 const kTimes = process.env.FLAGWIRE_TEST_TIMES === '1';
+// With the times table, the host's speed through the run (scripts/host-speed.mjs), every 2 s: about 15 ms
+// of CPU each time, in the runner's own row and said apart on the line that ends the table. The same
+// tree's CPU moves with the host's speed from run to run.
+const kHostSpeedEveryMs = 2000;
+const hostSpeed = kTimes ? sampleHostSpeed(kHostSpeedEveryMs) : null;
 const timesDir = kTimes ? mkdtempSync(join(tmpdir(), 'flagwire-test-times-')) : null;
 // The interpreter itself, found once: a version manager's `python3` on the PATH (pyenv's shim, a bash
 // script that runs several more processes before it execs the interpreter) cost about 0.4 CPU s and
@@ -379,6 +385,10 @@ if (timesDir !== null) {
   others.push({ name: "runner's own", user: own.userCPUTime / 1e6, sys: own.systemCPUTime / 1e6 });
   for (const x of others) row([x.user + x.sys, x.user, x.sys], 1, x.name);
   row(totals([...timed, ...others]), 1, 'total of the run');
+  const { samples, spentMs } = hostSpeed.stop();
+  console.log(
+    `# host speed through the run (scripts/host-speed.mjs): ${describeSpeed(samples)}; ${(spentMs / 1000).toFixed(1)} CPU s of the runner's own`,
+  );
 }
 console.log(`1..${files.length}`);
 for (const name of failedFiles) console.log(`# failed: ${name}`);
