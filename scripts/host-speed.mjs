@@ -7,8 +7,8 @@
 // in runs of several seconds each way, while a loop of arithmetic alone held within 10%: the host's
 // memory, shared with other machines, is sometimes half as fast. A run of the suite, which is CPU-bound
 // and allocates throughout, moves with it (the same tree: 349 to 457 s of suite wall), so a figure of the
-// suite says little without this one beside it. scripts/run-tests.mjs samples it through a run when
-// FLAGWIRE_TEST_TIMES=1; `node scripts/host-speed.mjs [SECONDS]` samples the idle host alone, each second.
+// suite says little without this one beside it. scripts/run-tests.mjs samples it through every run and
+// says it as the run ends; `node scripts/host-speed.mjs [SECONDS]` samples the idle host alone, each second.
 import { pathToFileURL } from 'node:url';
 
 const kTries = 3;
@@ -70,7 +70,7 @@ export function describeSpeed(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
   const figures = [sorted[0], at(0.25), at(0.5), at(0.75), sorted.at(-1)].map((v) => v.toFixed(1));
-  return `${samples.length} samples, the probe's CPU ms min / p25 / median / p75 / max: ${figures.join(' / ')}`;
+  return `${samples.length} sample${samples.length === 1 ? '' : 's'}, the probe's CPU ms min / p25 / median / p75 / max: ${figures.join(' / ')}`;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

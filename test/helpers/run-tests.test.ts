@@ -45,6 +45,8 @@ t.test('two jobs and one extra: each file once, every point counted, the failure
   t.match(stdout, `# { total: ${2 * kFiles}, pass: ${2 * kFiles - 1}, fail: 1, skip: 0 }`);
   t.match(stdout, `# failed: ${relative(kRoot, join(dir, `f${kFailing}.test.js`))}`);
   t.match(stdout, `# files: ${kFiles}, failed files: 1`);
+  // The host's speed through the run (scripts/host-speed.mjs): a probe every 4 s, so a short run may hold none.
+  t.match(stdout, /^# host speed through the run \(scripts\/host-speed\.mjs\): (\d+ samples?, .+|no samples); the probes, [\d.]+ CPU s$/m);
 
   const spans = new Map<number, { start: number[]; end: number[] }>();
   for (const line of readFileSync(log, 'utf8').trim().split('\n')) {
