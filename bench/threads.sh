@@ -18,7 +18,9 @@
 #
 # With ROUNDS=N the hello world and the scenarios run N times in turn on the same servers, and each
 # scenario's ratio to the hello world's CPU per request is printed as a median with its range: on a
-# shared machine one run's ratio moves by a tenth or more.
+# shared machine one run's ratio moves by a tenth or more. Before each round the host's speed is probed
+# for 2 s on SERVER_CPUS, idle (scripts/host-speed.mjs: the 2-core machine's memory is sometimes half as
+# fast, and a round's ratio moves with it), and printed as the probe's CPU ms.
 #
 # With PERF=1 every run is also recorded by perf (Linux's, from Debian's linux-perf) and broken down by
 # activity in microseconds of CPU per request (bench/perf-breakdown.ts): where Flagwire's time goes
@@ -119,6 +121,7 @@ for n in $threads_list; do
     printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$read_secret" > "$work/auth.lua"
     { cat "$lua"; printf 'wrk.headers["X-Flagwire-Project"] = "%s"\n' "$project"; } > "$work/ofrep.lua"
     for ((round = 1; round <= rounds; round++)); do
+      echo "host speed before round $round: $(taskset -c "$server_cpus" node scripts/host-speed.mjs 2 | tail -1)"
       run "hello world, $n thread(s), $c conns" "$hello" "http://127.0.0.1:$((port + 1))/x" "$c"; h=$rps; hc=$cpr
       for s in $scenarios; do
         case $s in

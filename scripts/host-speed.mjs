@@ -27,7 +27,7 @@ function fixedWork() {
 }
 
 /** The fixed work's CPU milliseconds now (`least`, of kTries) and what the tries cost in all (`spent`). */
-export function probe() {
+function probe() {
   let least = Number.POSITIVE_INFINITY;
   let spent = 0;
   for (let i = 0; i < kTries; i++) {

@@ -1,6 +1,6 @@
-// scripts/host-speed.mjs, the probe of the host's speed that the suite's times table ends with: run alone,
-// it prints each second's sample and their summary, which must describe those samples; a bad duration is
-// refused. What the figures are is the host's, not asserted here.
+// scripts/host-speed.mjs, the probe of the host's speed that every run of the suite says as it ends: run
+// alone, it prints each second's sample and their summary, which must describe those samples; a bad
+// duration is refused. What the figures are is the host's, not asserted here.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
