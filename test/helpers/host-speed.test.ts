@@ -20,15 +20,16 @@ t.test('three seconds sampled: the summary is of the samples printed', async (t)
   t.equal(code, 0);
   const [samplesLine, summary] = stdout.trim().split('\n') as [string, string];
   const samples = samplesLine.split(' ').map(Number);
-  // A sample a second; a timer late on a busy machine may leave out the last.
-  t.ok(samples.length >= 2 && samples.length <= 3, `${samples.length} samples`);
+  // A sample a second at most: a loaded machine (the suite at load 10) may run the timer late and leave
+  // out some, which changes how many, not what the summary must say of them.
+  t.ok(samples.length >= 1 && samples.length <= 3, `${samples.length} samples`);
   t.ok(
     samples.every((v) => Number.isFinite(v) && v > 0),
     'each sample is some CPU time',
   );
   const sorted = [...samples].sort((a, b) => a - b);
   const figures =
-    /^(\d+) samples, the probe's CPU ms min \/ p25 \/ median \/ p75 \/ max: ([\d.]+) \/ ([\d.]+) \/ ([\d.]+) \/ ([\d.]+) \/ ([\d.]+)$/.exec(
+    /^(\d+) samples?, the probe's CPU ms min \/ p25 \/ median \/ p75 \/ max: ([\d.]+) \/ ([\d.]+) \/ ([\d.]+) \/ ([\d.]+) \/ ([\d.]+)$/.exec(
       summary,
     );
   t.ok(figures, summary);
