@@ -92,7 +92,7 @@ const kStartedBundles = [
 ];
 /**
  * Each bundled entry's path under dist/src, and its bundle's under the command line's: a thread or the
- * probe starts from its bundle's CommonJS module (kThreadStub); an entry imported by URL keeps its name, by which the
+ * probe starts from its bundle's CommonJS module (kStartedStub); an entry imported by URL keeps its name, by which the
  * script lists it (importedByUrl).
  */
 const kBundledEntries = new Map(
@@ -301,7 +301,7 @@ async function buildStorePackages() {
     plugins: [packagePaths, lazyChildProcess],
   });
   checkOwnPlaces(outputFiles.find((file) => file.path.endsWith('.js')).text, "the store packages' bundle");
-  // Both: the main thread imports the module; a thread started from CommonJS requires its twin (kThreadStub).
+  // Both: the main thread imports the module; a thread started from CommonJS requires its twin (kStartedStub).
   writeScriptBundle(outputFiles, kStorePackagesName, kBundleDir, { stubs: ['module', 'commonjs'] });
 }
 
@@ -472,11 +472,12 @@ async function scriptBundle(entry, name, outdir, plugins, stub) {
   writeScriptBundle(outputFiles, name, outdir, stub);
 }
 /**
- * A thread's bundle runs from a CommonJS module, so that the thread loads no ES module loader (some 8-10
- * ms of a worker thread's start, issue 57 item 2): the store's packages, which its script imports on
- * start, from their CommonJS twin (buildStorePackages), and uWebSockets.js from its (writeUwsTwin).
+ * A started bundle (a thread's, the probe's: kStartedBundles) runs from a CommonJS module, so that the
+ * thread or process loads no ES module loader (some 8-10 ms of a worker thread's start, issue 57 item 2):
+ * the store's packages, which its script imports on start, from their CommonJS twin (buildStorePackages),
+ * and uWebSockets.js from its (writeUwsTwin).
  */
-const kThreadStub = (outdir) => {
+const kStartedStub = (outdir) => {
   return {
     stubs: ['commonjs'],
     twins: {
@@ -526,7 +527,7 @@ await writeUwsTwin();
 for (const { dir, entries } of kStartedBundles) {
   const outdir = join(kBundleDir, dir);
   const [entry, ...byUrl] = entries.map((path) => join(kSrcDir, path));
-  const stub = kThreadStub(outdir);
+  const stub = kStartedStub(outdir);
   if (byUrl.length === 0) await scriptBundle(entry, basename(entry, '.js'), outdir, [sourceRewrites(outdir)], stub);
   else await scriptBundle(kByUrlEntry, basename(entry, '.js'), outdir, [sourceRewrites(outdir), importedByUrl(entry, byUrl)], stub);
 }

@@ -18,7 +18,7 @@ export const kStorePackages = ['lmdb', 'msgpackr'];
 export const kStorePackagesName = 'store-packages';
 /** The module that runs the store packages' script: its exports are the packages, by name. */
 export const kStorePackagesModule = stubPath(kBundleDir, kStorePackagesName, 'module');
-/** Its CommonJS twin, which a thread started from CommonJS requires instead (build-cli.mjs, kThreadStub). */
+/** Its CommonJS twin, which a thread or process started from CommonJS requires instead (build-cli.mjs, kStartedStub). */
 export const kStorePackagesTwin = stubPath(kBundleDir, kStorePackagesName, 'commonjs');
 /** uWebSockets.js, an ES module only, as CommonJS (build-cli.mjs, writeUwsTwin). */
 export const kUwsTwin = join(kBundleDir, 'uws.cjs');
