@@ -1,9 +1,11 @@
 // Who a change request counts as made by (docs/approvals.md, "Who is an author"): its author and
 // co-authors, and for a token's change the person who created the token and whoever rotated it (they
 // hold its secret). Every rule about authors reads it here: an author may not approve (unless the policy
-// allows it), an author's change to records of the request edits it, and an author withdraws it.
+// allows it), an author's change to records of the request edits it, and an author withdraws it. The ids
+// an author counts as are read off the record alone (records.ts identitiesOf), which the store's index of
+// pending requests by author keys on too.
 import type { StoreReader } from '../store/interfaces.js';
-import type { ChangeRequest, RequestActor, RequestAuthor } from './records.js';
+import { type ChangeRequest, identitiesOf, type RequestActor, type RequestAuthor, requestIdentities } from './records.js';
 
 /** A user as a request names them (an unknown user's id stands for their name, as the audit has it). */
 function personOf(r: StoreReader, userId: string): RequestActor {
@@ -20,16 +22,6 @@ export function asAuthor(r: StoreReader, actor: RequestActor): RequestAuthor {
     createdBy: personOf(r, token.createdBy),
     ...(token.rotatedBy === undefined ? {} : { rotatedBy: personOf(r, token.rotatedBy) }),
   };
-}
-
-/** The actor ids an author counts as: itself, and a token's creator and rotator. */
-export function identitiesOf(author: RequestAuthor): string[] {
-  return [author.id, author.createdBy?.id, author.rotatedBy?.id].filter((id) => id !== undefined);
-}
-
-/** Every actor id the request counts as made by. */
-export function requestIdentities(request: ChangeRequest): Set<string> {
-  return new Set([request.author, ...(request.coAuthors ?? [])].flatMap(identitiesOf));
 }
 
 /** Whether `author` counts as an author of `request`: they share a person (or are the same token). */

@@ -4,7 +4,6 @@
 import type { Change } from '../store/changes.js';
 import type { NewAuditEntry } from '../store/interfaces.js';
 import { keyedRecords } from '../store/record-kinds.js';
-import { requestIdentities } from './authors.js';
 
 export type RequestStatus = 'pending' | 'applied' | 'rejected' | 'withdrawn';
 export const kRequestStatuses: readonly RequestStatus[] = ['pending', 'applied', 'rejected', 'withdrawn'];
@@ -32,6 +31,19 @@ export interface RequestAuthor extends RequestActor {
   createdBy?: RequestActor;
   /** A token's change: the person whose rotation made the token, when the token records one. */
   rotatedBy?: RequestActor;
+}
+
+/**
+ * The actor ids an author counts as: itself, and a token's creator and rotator. Read from the record
+ * alone, so the pending requests' index by author (below) and the rules of authors.ts share it.
+ */
+export function identitiesOf(author: RequestAuthor): string[] {
+  return [author.id, author.createdBy?.id, author.rotatedBy?.id].filter((id) => id !== undefined);
+}
+
+/** Every actor id the request counts as made by. */
+export function requestIdentities(request: ChangeRequest): Set<string> {
+  return new Set([request.author, ...(request.coAuthors ?? [])].flatMap(identitiesOf));
 }
 
 /** An approval that did not count when the request was applied: its approver's role or membership then. */
@@ -102,7 +114,7 @@ export const kChangeRequestRecords = keyedRecords<ChangeRequest>()({
   // A project's requests, and its pending ones: the gate reads the pending ones at every write to a
   // project with a policy, and never reads the requests of other projects, or those decided. By status:
   // the pending ones of every project, which the console's header counts for the person signed in. By
-  // author: the pending ones each actor id counts as an author of (authors.ts), which the gate reads for
+  // author: the pending ones each actor id counts as an author of (identitiesOf), which the gate reads for
   // every command it refuses that names who asks (gate.ts ownPendingBeneath), so that a refusal costs
   // the asker's own requests, not every pending one of every project.
   indexes: {
