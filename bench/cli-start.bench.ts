@@ -1,24 +1,31 @@
 // What a command-line command costs from spawn to exit (issue 57, item 1: `flagwire --help` at most
 // 100 ms of wall time on a quiet machine, a store command at most 250 ms): `--help`, `flag list` and
-// `token create` on the demo's data, each run `runs` times, as minimum / median / maximum of the wall
-// time and of the process's CPU time (user + system, the child's as the kernel counts it). With
-// `--baseline DIR` (another build's checkout, built), the same commands of that build run in turn with
-// this one's, on copies of the same data, so the two are compared in one run.
-// Run: npm run build && node dist/bench/cli-start.bench.js [--runs N] [--baseline DIR]
+// `token create` on the demo's data, and `project create` and `project list --org` in the demo's
+// organisation, each run `runs` times, as minimum / median / maximum of the wall time and of the
+// process's CPU time (user + system, the child's as the kernel counts it). With `--projects N`, the
+// data holds N more projects beside the demo's, ten to an organisation: what a command costs on a node
+// that serves many teams. With `--baseline DIR` (another build's checkout, built), the same commands of
+// that build run in turn with this one's, on copies of the same data, so the two are compared in one run.
+// Run: npm run build && node dist/bench/cli-start.bench.js [--runs N] [--projects N] [--baseline DIR]
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { kOperator } from '../src/actor/audit-actor.js';
 import { kStoreLayout } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
+import { runCommand } from '../src/writer-thread/commands.js';
 import { kDemoProjectIds, seedDemo } from '../src/writer-thread/demo-seed.js';
 import { kCli } from '../test/helpers/server.js';
 import { machineInfo } from './environment.js';
 import { builtBin } from './locations.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, baseline: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '20' }, projects: { type: 'string', default: '0' }, baseline: { type: 'string' } },
+});
 const kRuns = Number(values.runs);
+const kMoreProjects = Number(values.projects);
 
 /** This process's waited-for children's CPU time so far, in ms (/proc/self/stat: cutime + cstime, in clock ticks). */
 function childrenCpuMs(): number {
@@ -37,16 +44,32 @@ function timed(cli: string, args: string[]): { wall: number; cpu: number } {
   return { wall, cpu: childrenCpuMs() - cpu0 };
 }
 
-/** The demo's data in a fresh data dir: its owner's id. */
-function seededDataDir(): { dir: string; ownerId: string } {
+/** The demo's data in a fresh data dir, with kMoreProjects more projects ten to an organisation: its owner's and its organisation's ids. */
+function seededDataDir(): { dir: string; ownerId: string; orgId: string } {
   const dir = mkdtempSync(join(tmpdir(), 'flagwire-cli-bench-'));
   const store = LmdbStore.open(dir, { layout: kStoreLayout });
-  const owner = store.transact((w) => {
+  const seeded = store.transact((w) => {
     seedDemo(w, {}, Date.now());
-    return w.listUsers().find((u) => u.email === 'owner@demo.flagwire.test')!;
+    return {
+      ownerId: w.listUsers().find((u) => u.email === 'owner@demo.flagwire.test')!.id,
+      orgId: w.getProject(kDemoProjectIds.shop)!.orgId!,
+    };
   });
+  const started = performance.now();
+  for (let made = 0; made < kMoreProjects; made += 10) {
+    store.transact((w) => {
+      const org = runCommand(w, 'orgCreate', { principal: kOperator, name: `Team ${made / 10}` }, Date.now());
+      for (let i = made; i < Math.min(made + 10, kMoreProjects); i++) {
+        runCommand(w, 'projectCreate', { principal: kOperator, name: `Project ${i}`, orgId: org.id, kind: 'single' }, Date.now());
+      }
+    });
+  }
+  if (kMoreProjects > 0) {
+    // Each create checks its name against its organisation's projects: with every project read instead, this grew with their square.
+    console.log(`# ${kMoreProjects} projects made in process in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
   store.close();
-  return { dir, ownerId: owner.id };
+  return { dir, ...seeded };
 }
 
 const seeded = seededDataDir();
@@ -76,6 +99,11 @@ const commands: { name: string; args: (dir: string, n: number) => string[] }[] =
       '--json',
     ],
   },
+  {
+    name: 'project create',
+    args: (dir, n) => ['project', 'create', '--org', seeded.orgId, '--name', `bench-${n}`, '--data', dir, '--json'],
+  },
+  { name: 'project list --org', args: (dir) => ['project', 'list', '--org', seeded.orgId, '--data', dir, '--json'] },
 ];
 
 const samples = new Map<string, { wall: number[]; cpu: number[] }>();
@@ -101,7 +129,7 @@ const spread = (v: number[]) => {
   return `${ms(sorted[0]!)} / ${ms(sorted[Math.floor(sorted.length / 2)]!)} / ${ms(sorted.at(-1)!)}`;
 };
 console.log(
-  `# ${JSON.stringify(machineInfo())}; ${kRuns} runs each; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+  `# ${JSON.stringify(machineInfo())}; ${kRuns} runs each; ${kMoreProjects} projects beside the demo's; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
 );
 console.log('| build | command | wall ms (min / median / max) | CPU ms (min / median / max) |');
 console.log('|---|---|---:|---:|');

@@ -19,7 +19,6 @@ const kMemberForm = compileForm(Type.Object({ userId: FormText, role: FormText }
 /** The console's home, its first page: what the signed-in user may open (and the invitations to their address). */
 export function homeView(call: ApiCall) {
   const r = call.store;
-  const projects = r.listProjects();
   const orgs = r.listOrgs().flatMap((org) => {
     const role = r.getRole(org.id, call.user.id);
     if (role === undefined) return [];
@@ -32,11 +31,11 @@ export function homeView(call: ApiCall) {
         role,
         // As projectCreate's rule: the roles that manage the organisation's members.
         canCreateProjects: can(role, 'manageMembers'),
-        projects: projects.filter((p) => p.orgId === org.id),
+        projects: r.listOrgProjects(org.id),
       },
     ];
   });
-  const personal = projects.filter((p) => p.orgId === null && p.ownerUserId === call.user.id);
+  const personal = r.listPersonalProjects(call.user.id);
   const invitations = call.store
     .listEmailInvitations(call.user.email)
     .filter((i) => isInvitationLive(i, call.now))

@@ -161,8 +161,7 @@ export function auditOrg(
   changes: Record<string, { before: unknown; after: unknown }>,
   now: number,
 ): void {
-  for (const project of w.listProjects()) {
-    if (project.orgId !== orgId) continue;
+  for (const project of w.listOrgProjects(orgId)) {
     w.appendAudit({ at: now, projectId: project.id, actor: actor.id, actorName: actor.name, action, flagId: null, env: null, changes });
   }
 }

@@ -72,13 +72,12 @@ export const kProjectCli: readonly CliCommand[] = [
       return ctx.read((r): { projects: Project[] } => {
         if (orgId !== undefined) requireOrg(r, orgId);
         if (ownerUserId !== undefined) requireUser(r, ownerUserId);
-        const projects = r
-          .listProjects()
-          .filter(
-            (p) =>
-              (orgId === undefined || p.orgId === orgId) &&
-              (ownerUserId === undefined || (p.orgId === null && p.ownerUserId === ownerUserId)),
-          );
+        const projects =
+          orgId !== undefined
+            ? r.listOrgProjects(orgId)
+            : ownerUserId !== undefined
+              ? r.listPersonalProjects(ownerUserId)
+              : r.listProjects();
         return { projects };
       });
     },

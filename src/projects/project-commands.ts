@@ -50,9 +50,8 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
   }
   if (new Set(environments).size !== environments.length) throw new FlagwireError('INVALID_REQUEST', 'environment names repeat');
   const name = requireName('name', input.name);
-  const taken = w
-    .listProjects()
-    .find((p) => p.orgId === (input.orgId ?? null) && p.ownerUserId === (input.ownerUserId ?? null) && sameName(p.name, name));
+  const siblings = input.orgId !== undefined ? w.listOrgProjects(input.orgId) : w.listPersonalProjects(input.ownerUserId!);
+  const taken = siblings.find((p) => sameName(p.name, name));
   if (taken) {
     const where = input.orgId !== undefined ? `organisation ${input.orgId}` : `the personal projects of user ${input.ownerUserId}`;
     throw new FlagwireError(

@@ -167,8 +167,7 @@ function deprovision(w: StoreWriter, user: ScimUser, now: number): void {
   }
   for (const session of w.listUserSessions(user.id)) w.deleteSession(session);
   const reason = `its creator ${user.userName} was deprovisioned by the organisation's identity provider (SCIM)`;
-  for (const project of w.listProjects()) {
-    if (project.orgId !== orgId) continue;
+  for (const project of w.listOrgProjects(orgId)) {
     for (const token of w.listTokens(project.id)) {
       if (token.createdBy !== user.id) continue;
       // A rotated token's old secret still in its grace period stops now too.

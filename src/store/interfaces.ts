@@ -60,6 +60,10 @@ export interface StoreReader {
   listMembers(orgId: string): Membership[];
   getProject(id: string): Project | undefined;
   listProjects(): Project[];
+  /** An organisation's projects, oldest first. */
+  listOrgProjects(orgId: string): Project[];
+  /** A user's personal projects (of no organisation), oldest first. */
+  listPersonalProjects(userId: string): Project[];
   getAudience(id: string): Audience | undefined;
   listAudiences(projectId: string): Audience[];
   /**

@@ -13,7 +13,7 @@
 //                    'changeLogBytes' -> number         change-log.ts), and the bytes of them all
 //                    'keyedLookups' -> the lookups the file holds (keyed-lookups.ts declaredLookups)
 //   keyedIndexes     [kind, lookup, ...key parts, record key] -> weight | null (the lookups the simple
-//                    kinds declare: KeyedKind.indexes, kept by every write and deletion; the store's own;
+//                    kinds and projects declare: KeyedKind.indexes, kept by every write and deletion; the store's own;
 //                    an open for writing that declares other lookups than meta names builds them anew:
 //                    open.ts settleLookups)
 //   keyedTallies     [kind, lookup, first key part] -> { count, weight } (the tallied lookups' tallies)

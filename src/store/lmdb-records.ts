@@ -174,6 +174,14 @@ export abstract class LmdbRecords implements StoreWriter {
     return [...this.db.projects.getRange().map(({ value }) => value)].sort(byCreation);
   }
 
+  listOrgProjects(orgId: string): Project[] {
+    return this.listKeyedBy(kProjectRecords, 'org', orgId).sort(byCreation);
+  }
+
+  listPersonalProjects(userId: string): Project[] {
+    return this.listKeyedBy(kProjectRecords, 'personal', userId).sort(byCreation);
+  }
+
   getAudience(id: string): Audience | undefined {
     return tooLong(id) ? undefined : this.db.audiences.get(id);
   }
@@ -359,9 +367,10 @@ export abstract class LmdbRecords implements StoreWriter {
 
   putProject(project: Project): void {
     this.assertConfigTxn();
-    const base = this.baseOf(kProjectRecords, project);
+    const stored = this.db.projects.get(project.id);
+    refile(this.lookupDatabases(), kProjectRecords, stored, project);
     this.db.projects.putSync(project.id, project);
-    this.recordPut(kProjectRecords, project, base);
+    this.recordPut(kProjectRecords, project, this.recorder.collecting ? stored : undefined);
   }
 
   putAudience(audience: Audience): void {

@@ -134,6 +134,12 @@ export class MemoReader implements SnapshotReader {
   listProjects(): Project[] {
     return this.store.listProjects();
   }
+  listOrgProjects(orgId: string): Project[] {
+    return this.store.listOrgProjects(orgId);
+  }
+  listPersonalProjects(userId: string): Project[] {
+    return this.store.listPersonalProjects(userId);
+  }
   getAudience(id: string): Audience | undefined {
     return this.store.getAudience(id);
   }

@@ -147,7 +147,15 @@ export const kProjectRecords = recordKind<Project>()({
   name: 'project',
   relayed: true,
   database: 'projects',
+  derived: [kKeyedIndexes, kKeyedTallies],
   key: byId,
+  // An organisation's projects and a user's personal ones (StoreReader.listOrgProjects,
+  // listPersonalProjects): a create's name check, `project list --org` and the console's home read only
+  // those, never every project of the node.
+  indexes: {
+    org: { keysOf: (project) => (project.orgId === null ? [] : [project.orgId]) },
+    personal: { keysOf: (project) => (project.orgId === null && project.ownerUserId !== null ? [project.ownerUserId] : []) },
+  },
   read: (db, txn) => values(db.projects, txn),
   apply: (t, project) => t.writer.putProject(project),
   byKey: (db, id) => db.projects.get(id),

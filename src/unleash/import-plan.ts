@@ -59,7 +59,7 @@ export function importPlan(r: StoreReader, source: UnleashSource, orgId: string)
   const segments = new Map(source.segments.map((s) => [s.id, s]));
   const refused: RefusedFlag[] = [];
   const notes: ImportNote[] = [];
-  const inOrg = r.listProjects().filter((p) => p.orgId === orgId);
+  const inOrg = r.listOrgProjects(orgId);
   const projects = source.projects.map((p) => {
     const existing = inOrg.find((q) => sameName(q.name, p.name)) ?? null;
     const features = source.features.filter((f) => f.project === p.id).sort((a, b) => byCodePoint(a.name, b.name));

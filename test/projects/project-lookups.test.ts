@@ -1,0 +1,125 @@
+// An organisation's projects and a user's personal ones, as the store finds them (StoreReader.listOrgProjects
+// and listPersonalProjects, the project kind's lookups): only the owner's, oldest first, in the transaction
+// of every write; a data file written before the lookups is read whole by a read-only open and given them
+// when opened for writing; a node's copy files what it applies. A project's name is unique among its
+// owner's, found through the same lookups.
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import t from 'tap';
+import { kOperator } from '../../src/actor/audit-actor.js';
+import type { Project } from '../../src/model/projects.js';
+import { runCommand } from '../../src/writer-thread/commands.js';
+import { commandStore } from '../helpers/command-store.js';
+import { tempDir } from '../helpers/scratch-dir.js';
+import { Store } from '../helpers/store.js';
+
+const at = Date.UTC(2030, 0, 1);
+const ids = (projects: readonly Project[]) => projects.map((p) => p.id);
+
+/** Two organisations and two users, each with projects made a minute apart; the ids by name. */
+function seed(run: ReturnType<typeof commandStore>['run']) {
+  const acme = run('orgCreate', { principal: kOperator, name: 'Acme' }, at);
+  const beta = run('orgCreate', { principal: kOperator, name: 'Beta' }, at);
+  const olive = run('userCreate', { email: 'olive@example.com', name: 'Olive' }, at);
+  const pat = run('userCreate', { email: 'pat@example.com', name: 'Pat' }, at);
+  let minute = 0;
+  const project = (name: string, owner: { orgId: string } | { ownerUserId: string }) =>
+    run('projectCreate', { principal: kOperator, name, kind: 'single', ...owner }, at + ++minute * 60_000).id;
+  // Made out of their lists' order, so that oldest first is proved by the lookups' reads, not by luck.
+  const acmeApi = project('Api', { orgId: acme.id });
+  const betaShop = project('Shop', { orgId: beta.id });
+  const oliveMine = project('Mine', { ownerUserId: olive.id });
+  const acmeShop = project('Shop', { orgId: acme.id });
+  const patMine = project('Mine', { ownerUserId: pat.id });
+  return { acme, beta, olive, pat, acmeApi, acmeShop, betaShop, oliveMine, patMine };
+}
+
+t.test("an owner's projects: its own only, oldest first, under the keys they are filed under now", async (t) => {
+  const { store, run, refused } = commandStore(t, 'flagwire-project-lookups-', at);
+  const s = seed(run);
+  t.strictSame(ids(store.listOrgProjects(s.acme.id)), [s.acmeApi, s.acmeShop], "Acme's, oldest first");
+  t.strictSame(ids(store.listOrgProjects(s.beta.id)), [s.betaShop], "Beta's: never Acme's");
+  t.strictSame(ids(store.listPersonalProjects(s.olive.id)), [s.oliveMine], "Olive's personal project");
+  t.strictSame(ids(store.listPersonalProjects(s.pat.id)), [s.patMine], "Pat's");
+  t.strictSame(store.listOrgProjects(s.olive.id), [], 'a user is no organisation');
+  t.strictSame(store.listPersonalProjects(s.acme.id), [], 'nor an organisation a user');
+  t.strictSame(store.listOrgProjects('org_nobody'), [], 'an organisation with none');
+  t.strictSame(store.listOrgProjects('x'.repeat(600)), [], 'an id too long to be a key is read as having none');
+  t.strictSame(
+    ids(store.listProjects()),
+    [s.acmeApi, s.betaShop, s.oliveMine, s.acmeShop, s.patMine],
+    "every project, as before: the lookups changed no one's list",
+  );
+
+  // Written again (renamed): filed once, where it was.
+  const shop = store.getProject(s.acmeShop)!;
+  store.transact((w) => w.putProject({ ...shop, name: 'Store' }));
+  t.strictSame(
+    store.listOrgProjects(s.acme.id).map((p) => p.name),
+    ['Api', 'Store'],
+    'a project written again is listed once, as written',
+  );
+
+  // The name rule reads the same lookups: unique among the owner's projects, ignoring case.
+  t.match(refused('projectCreate', { principal: kOperator, name: 'api', orgId: s.acme.id }).message, /already exists in organisation/);
+  t.match(
+    refused('projectCreate', { principal: kOperator, name: 'MINE', ownerUserId: s.olive.id }).message,
+    /already exists in the personal/,
+  );
+  const betaApi = run('projectCreate', { principal: kOperator, name: 'Api', orgId: s.beta.id }, at + 3_600_000);
+  t.strictSame(ids(store.listOrgProjects(s.beta.id)), [s.betaShop, betaApi.id], "another organisation's name is free");
+});
+
+t.test('a data file written before the lookups: read whole by a read-only open, filed when opened for writing', async (t) => {
+  const dir = tempDir(t, 'flagwire-project-lookups-');
+  const made = Store.open(dir);
+  const s = made.transact((w) => seed((name, input, now) => runCommand(w, name, input, now ?? at)));
+  await made.close();
+  // As a Flagwire without the project lookups left it: none of their entries, and the other kinds' names only.
+  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 48 });
+  const lookups = raw.openDB<null, string[]>({ name: 'keyedIndexes' });
+  const meta = raw.openDB<string, string>({ name: 'meta' });
+  for (const key of [...lookups.getKeys()]) if (key[0] === 'project') lookups.removeSync(key);
+  const declared = JSON.parse(meta.get('keyedLookups')!) as [string, string[]][];
+  t.ok(
+    declared.some(([kind]) => kind === 'project'),
+    'this Flagwire names the project lookups',
+  );
+  meta.putSync('keyedLookups', JSON.stringify(declared.filter(([kind]) => kind !== 'project')));
+  await raw.close();
+
+  const reader = Store.open(dir, { readOnly: true });
+  t.strictSame(ids(reader.listOrgProjects(s.acme.id)), [s.acmeApi, s.acmeShop], 'found by reading every project');
+  t.strictSame(ids(reader.listPersonalProjects(s.pat.id)), [s.patMine]);
+  await reader.close();
+
+  const store = Store.open(dir);
+  t.teardown(() => store.close());
+  t.strictSame(ids(store.listOrgProjects(s.acme.id)), [s.acmeApi, s.acmeShop], 'the lookup built');
+  t.strictSame(ids(store.listPersonalProjects(s.olive.id)), [s.oliveMine]);
+  const filed = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 48, readOnly: true });
+  t.equal(
+    [...filed.openDB<null, string[]>({ name: 'keyedIndexes' }).getKeys()].filter((key) => key[0] === 'project').length,
+    5,
+    'each project filed once, under its owner',
+  );
+  await filed.close();
+});
+
+t.test("a node's copy files the projects it copies and applies under their owners", async (t) => {
+  const source = Store.open(tempDir(t, 'flagwire-project-lookups-'));
+  t.teardown(() => source.close());
+  const s = source.transact((w) => seed((name, input, now) => runCommand(w, name, input, now ?? at)));
+  const copy = Store.open(tempDir(t, 'flagwire-project-lookups-'));
+  t.teardown(() => copy.close());
+  copy.replaceAll('db-1', 0, source.exportRecords());
+  t.strictSame(ids(copy.listOrgProjects(s.acme.id)), [s.acmeApi, s.acmeShop], 'a full copy');
+  t.strictSame(ids(copy.listPersonalProjects(s.olive.id)), [s.oliveMine]);
+
+  const { settled, changes } = source.rehearse([
+    (w) => runCommand(w, 'projectCreate', { principal: kOperator, name: 'Web', kind: 'single', orgId: s.beta.id }, at + 3_600_000),
+  ]);
+  const web = settled[0]!.ok ? (settled[0]!.value as Project).id : t.fail('the create failed');
+  copy.applyRevisions([{ revision: 1, changes }]);
+  t.strictSame(ids(copy.listOrgProjects(s.beta.id)), [s.betaShop, web], 'a change applied');
+});
