@@ -16,7 +16,7 @@ import { auditMembership, auditOrg } from '../orgs/org-commands.js';
 import { lastOwnerRefusal } from '../orgs/owners.js';
 import { scimRefusal } from './errors.js';
 import { type GroupState, personEmail, personName, type UserState } from './resources.js';
-import { kScimGroupRecords, kScimUserRecords, type ScimGroup, type ScimSettings, type ScimUser } from './records.js';
+import { kScimGroupRecords, kScimUserRecords, orgUsersBy, type ScimGroup, type ScimSettings, type ScimUser } from './records.js';
 
 /** Every audit action SCIM writes (besides member.role for the roles its groups give). */
 export const kScimAuditActions = [
@@ -47,10 +47,6 @@ export function scimActor(orgId: string): Actor {
   return { id: `scim:${orgId}`, name: 'SCIM provisioning', environments: [] };
 }
 
-export function orgUsers(w: StoreWriter, orgId: string): ScimUser[] {
-  return w.listKeyedBy(kScimUserRecords, 'org', orgId);
-}
-
 export function orgGroups(w: StoreWriter, orgId: string): ScimGroup[] {
   return w.listKeyedBy(kScimGroupRecords, 'org', orgId);
 }
@@ -65,20 +61,19 @@ export function checkVersion(ifMatch: string, version: number, what: string): vo
 
 /** A user's state checked against the organisation's others: userName and externalId are unique in it. */
 function checkUserUnique(w: StoreWriter, orgId: string, state: UserState, self: string | null): void {
-  for (const other of orgUsers(w, orgId)) {
-    if (other.id === self) continue;
-    if (other.userName.toLowerCase() === state.userName.toLowerCase())
-      throw scimRefusal('uniqueness', `A user with userName "${state.userName}" already exists here (${other.id}).`);
-    if (state.externalId !== null && other.externalId === state.externalId)
-      throw scimRefusal('uniqueness', `A user with externalId "${state.externalId}" already exists here (${other.id}).`);
-  }
+  const named = orgUsersBy(w, orgId, 'userName', state.userName).find((other) => other.id !== self);
+  if (named !== undefined) throw scimRefusal('uniqueness', `A user with userName "${state.userName}" already exists here (${named.id}).`);
+  if (state.externalId === null) return;
+  const linked = orgUsersBy(w, orgId, 'externalId', state.externalId).find((other) => other.id !== self);
+  if (linked !== undefined)
+    throw scimRefusal('uniqueness', `A user with externalId "${state.externalId}" already exists here (${linked.id}).`);
 }
 
 /** POST /Users: the person (found by e-mail address, or made without a password) provisioned into the organisation. */
 export function createUser(w: StoreWriter, settings: ScimSettings, state: UserState, now: number): ScimUser {
   const orgId = settings.orgId;
   checkUserUnique(w, orgId, state, null);
-  if (orgUsers(w, orgId).length >= kMaxScimUsers)
+  if (w.tallyOf(kScimUserRecords, 'userName', orgId).count >= kMaxScimUsers)
     throw scimRefusal('tooMany', `An organisation holds at most ${kMaxScimUsers} SCIM users.`);
   const email = personEmail(state);
   let person = w.findUserByEmail(email);

@@ -6,6 +6,7 @@
 // person's own record, which other organisations see too. Plain data, as every record Flagwire keeps.
 import type { Role } from '../model/accounts.js';
 import { keyedRecords } from '../store/record-kinds.js';
+import type { StoreReader } from '../store/interfaces.js';
 
 export interface ScimSettings {
   orgId: string;
@@ -59,6 +60,15 @@ export interface ScimGroup extends ScimMeta {
 
 const byOrg = { keysOf: (r: ScimMeta) => [r.orgId] };
 
+/**
+ * A userName as it is unique and filtered (RFC 7643 §4.1.1: caseExact false): without case, as filter.ts
+ * compares it. At most 512 code units (a userName is at most kMaxText, 256; lower case doubles none but
+ * U+0130), so it always files.
+ */
+export function scimUserNameKey(userName: string): string {
+  return userName.toLowerCase();
+}
+
 export const kScimSettingsRecords = keyedRecords<ScimSettings>()({
   name: 'scimSettings',
   database: 'scimSettings',
@@ -74,7 +84,14 @@ export const kScimUserRecords = keyedRecords<ScimUser>()({
   database: 'scimUsers',
   relayed: false,
   key: (u) => `${u.orgId}/${u.id}`,
-  indexes: { org: byOrg },
+  // By userName without case (tallied: how many an organisation holds) and by externalId: an identity
+  // provider's sync asks for one user by either before each write, and each write checks both are
+  // unique in the organisation. Neither may cost a read of every user (kMaxScimUsers of them).
+  indexes: {
+    org: byOrg,
+    userName: { keysOf: (u) => [[u.orgId, scimUserNameKey(u.userName)]], tallied: true },
+    externalId: { keysOf: (u) => (u.externalId === null ? [] : [[u.orgId, u.externalId]]) },
+  },
   deletedAs: 'scimUserDeleted',
 });
 
@@ -86,3 +103,8 @@ export const kScimGroupRecords = keyedRecords<ScimGroup>()({
   indexes: { org: byOrg },
   deletedAs: 'scimGroupDeleted',
 });
+
+/** The organisation's users under `key` of lookup `index` (userName or externalId): at most one, unless being renamed. */
+export function orgUsersBy(r: StoreReader, orgId: string, index: 'userName' | 'externalId', key: string): ScimUser[] {
+  return r.listKeyedBy(kScimUserRecords, index, [orgId, index === 'userName' ? scimUserNameKey(key) : key]);
+}

@@ -14,7 +14,7 @@ import { ScimAccess } from './access.js';
 import { discoveryDocuments, kMaxResults } from './discovery.js';
 import { scimErrorOf, scimRefusal } from './errors.js';
 import { type Filter, matches, parseFilter } from './filter.js';
-import { kScimGroupRecords, kScimUserRecords, type ScimGroup, type ScimSettings, type ScimUser } from './records.js';
+import { kScimGroupRecords, kScimUserRecords, orgUsersBy, type ScimGroup, type ScimSettings, type ScimUser } from './records.js';
 import { groupResource, kGroupAttributes, kListSchema, kScimBasePath, kUserAttributes, userResource } from './resources.js';
 import { kScimCommands, type ScimWrite } from './scim-commands.js';
 
@@ -190,8 +190,12 @@ function write(deps: ServiceRouteDeps, scope: Scope, kind: Kind, write: Pick<Sci
   return kind === 'user' ? deps.writer.call(kScimCommands.scimUserWrite, input) : deps.writer.call(kScimCommands.scimGroupWrite, input);
 }
 
-/** The organisation's users or groups as the API shows them, oldest first. */
-function resources(deps: ServiceRouteDeps, scope: Scope, kind: Kind) {
+/**
+ * The organisation's users or groups as the API shows them, oldest first; `named`: only the users of that
+ * userName (the filter `userName eq "…"`, which an identity provider sends before each user it syncs),
+ * found through the lookup instead of every user's resource being made.
+ */
+function resources(deps: ServiceRouteDeps, scope: Scope, kind: Kind, named: string | null) {
   const orgId = scope.settings.orgId;
   const groups: ScimGroup[] = deps.store.listKeyedBy(kScimGroupRecords, 'org', orgId);
   const byCreation = <T extends { created: number; id: string }>(a: T, b: T) => a.created - b.created || (a.id < b.id ? -1 : 1);
@@ -199,14 +203,23 @@ function resources(deps: ServiceRouteDeps, scope: Scope, kind: Kind) {
     const users = new Map<string, ScimUser>(deps.store.listKeyedBy(kScimUserRecords, 'org', orgId).map((u: ScimUser) => [u.id, u]));
     return groups.sort(byCreation).map((g) => groupResource(g, (id) => users.get(id)?.userName ?? id, scope.base));
   }
-  const users: ScimUser[] = deps.store.listKeyedBy(kScimUserRecords, 'org', orgId);
-  return users.sort(byCreation).map((u) =>
-    userResource(
-      u,
-      groups.filter((g) => g.members.includes(u.id)),
-      scope.base,
-    ),
-  );
+  const users: ScimUser[] =
+    named === null ? deps.store.listKeyedBy(kScimUserRecords, 'org', orgId) : orgUsersBy(deps.store, orgId, 'userName', named);
+  // Each user's groups from one pass over the groups' members, not one pass per user.
+  const groupsOf = new Map<string, ScimGroup[]>();
+  for (const group of groups) for (const member of group.members) groupsOf.set(member, [...(groupsOf.get(member) ?? []), group]);
+  return users.sort(byCreation).map((u) => userResource(u, groupsOf.get(u.id) ?? [], scope.base));
+}
+
+/** The userName a filter asks for by equality alone (`userName eq "…"`, with or without its schema), else null. */
+function userNameAsked(filter: Filter | null): string | null {
+  return filter !== null &&
+    filter.op === 'eq' &&
+    filter.path.length === 1 &&
+    filter.path[0] === 'username' &&
+    typeof filter.value === 'string'
+    ? filter.value
+    : null;
 }
 
 function readResource(deps: ServiceRouteDeps, scope: Scope, kind: Kind, id: string) {
@@ -236,7 +249,9 @@ function listResources(deps: ServiceRouteDeps, scope: Scope, kind: Kind, query: 
   const filter: Filter | null = filterText === null ? null : parseFilter(filterText, kind === 'user' ? kUserAttributes : kGroupAttributes);
   const startIndex = Math.max(1, integer(query, 'startIndex') ?? 1);
   const count = Math.min(kMaxResults, Math.max(0, integer(query, 'count') ?? kMaxResults));
-  const all = (resources(deps, scope, kind) as { meta: { version: string; location: string } }[]).filter(
+  const named = kind === 'user' ? userNameAsked(filter) : null;
+  // The filter is still applied to what the lookup found: its answer is the full list's, filtered.
+  const all = (resources(deps, scope, kind, named) as { meta: { version: string; location: string } }[]).filter(
     (r) => filter === null || matches(filter, r),
   );
   const page = all.slice(startIndex - 1, startIndex - 1 + count);

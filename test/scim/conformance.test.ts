@@ -137,6 +137,12 @@ t.test('SCIM 2.0: routes, filters, paging, ETags, PATCH shapes, errors and depro
   const sorted = (...xs: string[]) => [...xs].sort();
   t.same(await ids('userName eq "alice@example.test"'), [alice], 'eq');
   t.same(await ids('USERNAME eq "Alice@Example.test"'), [alice], 'attribute names and userName without case');
+  t.match(
+    (await scim('GET', `/Users?startIndex=2&filter=${encodeURIComponent('userName eq "alice@example.test"')}`)).json,
+    { totalResults: 1, itemsPerPage: 0, startIndex: 2, Resources: [] },
+    'a userName asked for, paged past',
+  );
+  t.same(await ids('userName eq "nobody@example.test"'), [], 'a userName no one holds');
   t.same(await ids('userName ne "alice@example.test"'), sorted(bob, carol), 'ne');
   t.same(await ids('externalId eq "bob-entra-guid"'), [bob], 'externalId eq (Entra)');
   t.same(await ids('externalId eq "BOB-ENTRA-GUID"'), [], 'externalId is caseExact');
@@ -339,6 +345,19 @@ t.test('SCIM 2.0: routes, filters, paging, ETags, PATCH shapes, errors and depro
     (await scim('GET', `/Users/${alice}`)).json.groups.map((g: { value: string }) => g.value),
     [editors],
     "a user's groups",
+  );
+  const found = await scim(
+    'GET',
+    `/Users?filter=${encodeURIComponent(`userName eq "${(await scim('GET', `/Users/${alice}`)).json.userName}"`)}`,
+  );
+  t.same(
+    found.json.Resources.map((u: { groups: { value: string }[] }) => u.groups.map((g) => g.value)),
+    [[editors]],
+    'a user found by userName shows its groups, as the full list does',
+  );
+  t.same(
+    (await scim('GET', '/Users')).json.Resources.find((u: { id: string }) => u.id === alice).groups.map((g: { value: string }) => g.value),
+    [editors],
   );
   scimError(
     await scim('PUT', `/Groups/${editors}`, { schemas: [kGroup], displayName: 'Flagwire Editors' }, { 'if-match': 'W/"1"' }),

@@ -9,7 +9,8 @@ import { hashSecret } from '../../src/model/ids.js';
 import { secretStatus } from '../../src/model/permissions.js';
 import { projectCreate } from '../../src/projects/project-commands.js';
 import { tokenCreate, tokenRotate } from '../../src/tokens/token-commands.js';
-import { kScimSettingsRecords } from '../../src/scim/records.js';
+import { kMaxScimUsers } from '../../src/scim/provisioning.js';
+import { kScimSettingsRecords, kScimUserRecords } from '../../src/scim/records.js';
 import { scimEnable, scimGroupRole, scimGroupWrite, scimUserWrite } from '../../src/scim/scim-commands.js';
 import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -107,4 +108,85 @@ t.test("deprovisioning stops a rotated token's old secret still in its grace per
     t.equal(secretStatus(now, at + 11), 'revoked', `${id}: refused from then on`);
     t.match(now.revokedReason, /dev@acme\.test was deprovisioned/, `${id}: with the reason`);
   }
+});
+
+t.test('userName and externalId are unique in an organisation through their lookups; it holds at most kMaxScimUsers', async (t) => {
+  const store = Store.open(tempDir(t, 'flagwire-scim-'));
+  t.teardown(() => store.close());
+  const orgs = store.transact((w) => [
+    orgCreate(w, { name: 'Acme', plan: 'teams', principal: kOperator }, at),
+    orgCreate(w, { name: 'Beta', plan: 'teams', principal: kOperator }, at),
+  ]);
+  const scim = orgs.map((org) => {
+    store.transact((w) => scimEnable(w, { orgId: org.id, principal: kOperator }, at));
+    return { orgId: org.id, secretHash: store.getKeyed(kScimSettingsRecords, org.id)!.secretHash, base };
+  });
+  const acme = scim[0]!;
+  const write = (to: typeof acme, verb: 'create' | 'replace' | 'delete', body: Record<string, unknown>, id?: string) =>
+    store.transact((w) => scimUserWrite(w, { ...to, verb, body, ...(id === undefined ? {} : { id }) }, at + 1));
+  const alice = write(acme, 'create', { userName: 'Alice@acme.test', externalId: 'ext-1' })!;
+  const bob = write(acme, 'create', { userName: 'bob', emails: [{ value: 'bob@acme.test' }] })!;
+
+  t.match(
+    refusal(() => write(acme, 'create', { userName: 'ALICE@ACME.TEST' })),
+    {
+      detail: `scim:uniqueness: A user with userName "ALICE@ACME.TEST" already exists here (${alice.id}).`,
+    },
+  );
+  t.match(
+    refusal(() => write(acme, 'create', { userName: 'carol@acme.test', externalId: 'ext-1' })),
+    {
+      detail: `scim:uniqueness: A user with externalId "ext-1" already exists here (${alice.id}).`,
+    },
+  );
+  t.match(
+    refusal(() => write(acme, 'replace', { userName: 'alice@acme.test' }, bob.id)),
+    { detail: /userName "alice@acme.test" already exists/ },
+  );
+  t.equal(
+    write(acme, 'replace', { userName: 'ALICE@acme.test', externalId: 'ext-1' }, alice.id)!.userName,
+    'ALICE@acme.test',
+    'its own name, in another case',
+  );
+  t.equal(write(acme, 'create', { userName: 'dave@acme.test', externalId: 'EXT-1' })!.externalId, 'EXT-1', 'externalId is caseExact');
+  t.equal(
+    write(scim[1]!, 'create', { userName: 'alice@acme.test', externalId: 'ext-1' })!.id,
+    alice.id,
+    "another organisation's names are its own",
+  );
+  write(acme, 'replace', { userName: 'robert', emails: [{ value: 'bob@acme.test' }] }, bob.id);
+  t.equal(
+    write(acme, 'create', { userName: 'bob', emails: [{ value: 'bob2@acme.test' }] })!.userName,
+    'bob',
+    'a name given up is free again',
+  );
+
+  // The cap counts the organisation's users from the lookup's tally: filled up to it beside the four made above.
+  store.transact((w) => {
+    for (let i = 4; i < kMaxScimUsers; i++) {
+      const id = `usr_filler${i}`;
+      w.putKeyed(kScimUserRecords, {
+        orgId: acme.orgId,
+        id,
+        externalId: null,
+        created: at,
+        lastModified: at,
+        version: 1,
+        userName: `${id}@acme.test`,
+        name: null,
+        displayName: null,
+        emails: [],
+        active: true,
+      });
+    }
+  });
+  t.match(
+    refusal(() => write(acme, 'create', { userName: 'one-more@acme.test' })),
+    {
+      detail: `scim:tooMany: An organisation holds at most ${kMaxScimUsers} SCIM users.`,
+    },
+  );
+  t.ok(write(scim[1]!, 'create', { userName: 'one-more@acme.test' }), "another organisation's count is its own");
+  store.transact((w) => w.deleteKeyed(kScimUserRecords, store.getKeyed(kScimUserRecords, `${acme.orgId}/usr_filler4`)!));
+  t.ok(write(acme, 'create', { userName: 'one-more@acme.test' }), 'one deleted: room for one');
 });
