@@ -4,6 +4,7 @@
 // CLI's own writer command, given the signed-in user.
 import { principalOf } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
+import { byCreation } from '../model/by-creation.js';
 import { isInvitationLive } from '../model/invitations.js';
 import { can } from '../model/permissions.js';
 import { Type } from '../typebox.js';
@@ -19,22 +20,24 @@ const kMemberForm = compileForm(Type.Object({ userId: FormText, role: FormText }
 /** The console's home, its first page: what the signed-in user may open (and the invitations to their address). */
 export function homeView(call: ApiCall) {
   const r = call.store;
-  const orgs = r.listOrgs().flatMap((org) => {
-    const role = r.getRole(org.id, call.user.id);
-    if (role === undefined) return [];
-    return [
-      {
-        id: org.id,
-        name: org.name,
-        plan: org.plan,
-        standing: org.standing,
-        role,
-        // As projectCreate's rule: the roles that manage the organisation's members.
-        canCreateProjects: can(role, 'manageMembers'),
-        projects: r.listOrgProjects(org.id),
-      },
-    ];
+  // The person's organisations through the index of their memberships, oldest first: a node of many
+  // organisations never reads them all for one page.
+  const memberships = r.listUserMemberships(call.user.id).flatMap(({ orgId, role }) => {
+    const org = r.getOrg(orgId);
+    return org === undefined ? [] : [{ org, role }];
   });
+  const orgs = memberships
+    .sort((a, b) => byCreation(a.org, b.org))
+    .map(({ org, role }) => ({
+      id: org.id,
+      name: org.name,
+      plan: org.plan,
+      standing: org.standing,
+      role,
+      // As projectCreate's rule: the roles that manage the organisation's members.
+      canCreateProjects: can(role, 'manageMembers'),
+      projects: r.listOrgProjects(org.id),
+    }));
   const personal = r.listPersonalProjects(call.user.id);
   const invitations = call.store
     .listEmailInvitations(call.user.email)

@@ -58,6 +58,8 @@ export interface StoreReader {
   findUserByEmail(email: string): User | undefined;
   getRole(orgId: string, userId: string): Role | undefined;
   listMembers(orgId: string): Membership[];
+  /** The organisations a user belongs to, with their role (in no particular order). */
+  listUserMemberships(userId: string): Membership[];
   getProject(id: string): Project | undefined;
   listProjects(): Project[];
   /** An organisation's projects, oldest first. */

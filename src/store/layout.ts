@@ -32,6 +32,8 @@
 //                    ['session', idHash] -> Session         configSeq: no reader caches it)
 //                    ['userSession', userId, idHash] -> null (a user's sessions, to end them all)
 //                    ['userEmail', lowercased e-mail, userId] -> null (sign-in's lookup; derived from users)
+//                    ['userOrg', userId, orgId] -> null (a user's organisations: the console's home; derived
+//                                                        from members)
 //                    ['invitation', id] -> Invitation       (to an organisation; no schema change: an
 //                    ['orgInvitation', orgId, id] -> null    older Flagwire reads none of these keys)
 //                    ['emailInvitation', lowercased e-mail, id] -> null
@@ -39,7 +41,7 @@
 // entries derived from them): kRetiredDatabases says which, and where their records went.
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
-import type { Org, Role, User } from '../model/accounts.js';
+import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
@@ -79,8 +81,10 @@ export function dataFilePath(dataDir: string): string {
  * records without them, and a lookup would miss them).
  * 15: the keyedTallies database, the tallies of the lookups that keep one (an older Flagwire would write
  * records without moving them).
+ * 16: a user's organisations in the auth database, derived from the memberships (an older Flagwire would
+ * add and end memberships without moving them, and the console's home would show the wrong ones).
  */
-export const kSchemaVersion = 15;
+export const kSchemaVersion = 16;
 
 /**
  * Named databases an environment may open: the layout's (35 in November 2026), with room for
@@ -95,10 +99,16 @@ export type AuthKey =
   | ['session', string]
   | ['userSession', string, string]
   | ['userEmail', string, string]
+  | ['userOrg', string, string]
   | ['invitation', string]
   | ['orgInvitation', string, string]
   | ['emailInvitation', string, string];
 export type AuthValue = Credential | Session | Invitation | null;
+
+/** A membership's entry in the index of a user's organisations (schema 16). */
+export function userOrgKey(member: Pick<Membership, 'orgId' | 'userId'>): AuthKey {
+  return ['userOrg', member.userId, member.orgId];
+}
 
 /** A user's entry in the e-mail index (addresses compare without case). */
 export function userEmailKey(user: Pick<User, 'id' | 'email'>): AuthKey {

@@ -48,7 +48,7 @@ import {
   kUserRecords,
   type RecordKind,
 } from './record-kinds.js';
-import { dueKey, kSchemaVersion, userEmailKey, databaseNamed, type Databases } from './layout.js';
+import { dueKey, kSchemaVersion, userEmailKey, userOrgKey, databaseNamed, type Databases } from './layout.js';
 import {
   readEntries,
   readTally,
@@ -163,6 +163,27 @@ export abstract class LmdbRecords implements StoreWriter {
       userId: key[1],
       role: value,
     }));
+  }
+
+  /**
+   * Through the auth database's index of a user's organisations (schema 16): the console's home must not
+   * read every organisation on the front-end thread. A read-only open of an older file reads every membership.
+   */
+  listUserMemberships(userId: string): Membership[] {
+    if (tooLong(userId)) return [];
+    const auth = this.db.auth;
+    if (auth === undefined || this.schemaVersion() < 16) {
+      const out: Membership[] = [];
+      for (const { key, value } of this.db.members.getRange()) if (key[1] === userId) out.push({ orgId: key[0], userId, role: value });
+      return out;
+    }
+    const out: Membership[] = [];
+    for (const key of auth.getKeys({ start: ['userOrg', userId], end: ['userOrg', userId, kMaxRange] })) {
+      const orgId = (key as string[])[2]!;
+      const role = this.getRole(orgId, userId);
+      if (role !== undefined) out.push({ orgId, userId, role });
+    }
+    return out;
   }
 
   getProject(id: string): Project | undefined {
@@ -354,6 +375,8 @@ export abstract class LmdbRecords implements StoreWriter {
   putMember(member: Membership): void {
     this.assertConfigTxn();
     this.db.members.putSync([member.orgId, member.userId], member.role);
+    // Derived, as the e-mail index: a copy rebuilds it from the memberships it applies.
+    this.db.auth?.putSync(userOrgKey(member), null);
     this.recordPut(kMemberRecords, member);
   }
 
@@ -362,6 +385,7 @@ export abstract class LmdbRecords implements StoreWriter {
     const role = this.getRole(member.orgId, member.userId);
     if (role === undefined) return;
     this.db.members.removeSync([member.orgId, member.userId]);
+    this.db.auth?.removeSync(userOrgKey(member));
     this.recordRemoval(kMemberRecords, { orgId: member.orgId, userId: member.userId, role });
   }
 

@@ -131,6 +131,9 @@ export class MemoReader implements SnapshotReader {
   listMembers(orgId: string): Membership[] {
     return this.store.listMembers(orgId);
   }
+  listUserMemberships(userId: string): Membership[] {
+    return this.store.listUserMemberships(userId);
+  }
   listProjects(): Project[] {
     return this.store.listProjects();
   }

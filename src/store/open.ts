@@ -17,6 +17,7 @@ import {
   openDatabases,
   databaseNamed,
   userEmailKey,
+  userOrgKey,
   type Databases,
 } from './layout.js';
 import type { StoreLayout } from './store-layout.js';
@@ -165,6 +166,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
   if (version <= 12) migrateFrom12(path, root, dbs, layout);
   if (version <= 13) migrateFrom13(path, root, dbs);
   if (version <= 14) migrateFrom14(path, root, dbs, layout, retired);
+  if (version <= 15) migrateFrom15(path, root, dbs);
   settleLookups(path, root, dbs, layout);
   settleDatabases(path, root, dbs, layout);
 }
@@ -380,6 +382,18 @@ function migrateFrom14(path: string, root: RootDatabase, dbs: Databases, layout:
     // Flags' entries in projectIndex (['f', id] and ['n', name]): their kind's lookups file them now.
     for (const key of [...dbs.projectIndex.getKeys()]) if (key[1] === 'f' || key[1] === 'n') dbs.projectIndex.removeSync(key);
     dbs.meta.putSync('schemaVersion', 15);
+  });
+}
+
+/**
+ * Schema 15 to 16: the index of a user's organisations in auth, from every membership. An older Flagwire,
+ * which would add and end memberships without moving it, calls the file newer.
+ */
+function migrateFrom15(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 15) return;
+    for (const { key } of dbs.members.getRange()) dbs.auth!.putSync(userOrgKey({ orgId: key[0], userId: key[1] }), null);
+    dbs.meta.putSync('schemaVersion', 16);
   });
 }
 

@@ -129,6 +129,7 @@ export const kMemberRecords = recordKind<Membership>()({
   name: 'member',
   relayed: false,
   database: 'members',
+  derived: ['auth'],
   key: (m) => JSON.stringify([m.orgId, m.userId]),
   *read(db, transaction) {
     for (const { key, value } of db.members.getRange({ transaction }))

@@ -1,6 +1,10 @@
 // The LMDB store as a test opens it: with the layout every process of Flagwire opens it with, the one
-// the capabilities declare (src/capabilities.ts kStoreLayout).
+// the capabilities declare (src/capabilities.ts kStoreLayout); and its data file read or changed raw, as an
+// older Flagwire left it.
+import { join } from 'node:path';
+import { type Key, open } from 'lmdb';
 import { kStoreLayout } from '../../src/capabilities.js';
+import { kFileName, kMaxDbs } from '../../src/store/layout.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 
 export const Store = {
@@ -9,3 +13,30 @@ export const Store = {
   },
 };
 export type Store = LmdbStore;
+
+/** How many keys of `database` in the data file of `dir` (closed) start with `first`: what a store filed. */
+export async function countRawKeys(dir: string, database: string, first: string): Promise<number> {
+  const raw = open({ path: join(dir, kFileName), maxDbs: kMaxDbs, readOnly: true });
+  const count = [...raw.openDB<null, Key[]>({ name: database }).getKeys()].filter((key) => key[0] === first).length;
+  await raw.close();
+  return count;
+}
+
+/**
+ * Removes the keys of `database` in the data file of `dir` (closed) that start with `first`, and writes
+ * `meta`'s values: the file as a Flagwire before those keys left it. The number of keys removed.
+ */
+export async function dropRawKeys(dir: string, database: string, first: string, meta: Record<string, unknown>): Promise<number> {
+  const raw = open({ path: join(dir, kFileName), maxDbs: kMaxDbs });
+  const db = raw.openDB<null, Key[]>({ name: database });
+  let dropped = 0;
+  for (const key of [...db.getKeys()])
+    if (key[0] === first) {
+      db.removeSync(key);
+      dropped++;
+    }
+  const metaDb = raw.openDB<unknown, string>({ name: 'meta' });
+  for (const [name, value] of Object.entries(meta)) metaDb.putSync(name, value);
+  await raw.close();
+  return dropped;
+}

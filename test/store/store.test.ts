@@ -451,7 +451,7 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(kSchemaVersion, 15);
+  t.equal(kSchemaVersion, 16);
   t.strictSame(
     store.listDueMail(at + 5, 10).map((m) => m.seq),
     [2],
