@@ -105,7 +105,10 @@ export type AuthKey =
   | ['emailInvitation', string, string];
 export type AuthValue = Credential | Session | Invitation | null;
 
-/** A membership's entry in the index of a user's organisations (schema 16). */
+/** The schema that brought the index of a user's organisations: an older file opened read-only has none. */
+export const kUserOrgsSchema = 16;
+
+/** A membership's entry in the index of a user's organisations (kUserOrgsSchema). */
 export function userOrgKey(member: Pick<Membership, 'orgId' | 'userId'>): AuthKey {
   return ['userOrg', member.userId, member.orgId];
 }

@@ -48,7 +48,7 @@ import {
   kUserRecords,
   type RecordKind,
 } from './record-kinds.js';
-import { dueKey, kSchemaVersion, userEmailKey, userOrgKey, databaseNamed, type Databases } from './layout.js';
+import { dueKey, kSchemaVersion, kUserOrgsSchema, userEmailKey, userOrgKey, databaseNamed, type Databases } from './layout.js';
 import {
   readEntries,
   readTally,
@@ -166,13 +166,13 @@ export abstract class LmdbRecords implements StoreWriter {
   }
 
   /**
-   * Through the auth database's index of a user's organisations (schema 16): the console's home must not
+   * Through the auth database's index of a user's organisations (kUserOrgsSchema): the console's home must not
    * read every organisation on the front-end thread. A read-only open of an older file reads every membership.
    */
   listUserMemberships(userId: string): Membership[] {
     if (tooLong(userId)) return [];
     const auth = this.db.auth;
-    if (auth === undefined || this.schemaVersion() < 16) {
+    if (auth === undefined || this.schemaVersion() < kUserOrgsSchema) {
       const out: Membership[] = [];
       for (const { key, value } of this.db.members.getRange()) if (key[1] === userId) out.push({ orgId: key[0], userId, role: value });
       return out;
