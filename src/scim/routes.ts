@@ -191,11 +191,11 @@ function write(deps: ServiceRouteDeps, scope: Scope, kind: Kind, write: Pick<Sci
 }
 
 /**
- * The organisation's users or groups as the API shows them, oldest first; `named`: only the users of that
- * userName (the filter `userName eq "…"`, which an identity provider sends before each user it syncs),
- * found through the lookup instead of every user's resource being made.
+ * The organisation's users or groups as the API shows them, oldest first; `asked`: only the users under
+ * that key of a lookup (the filter `userName eq "…"` or `externalId eq "…"`, which an identity provider
+ * sends before each user it syncs), found through it instead of every user's resource being made.
  */
-function resources(deps: ServiceRouteDeps, scope: Scope, kind: Kind, named: string | null) {
+function resources(deps: ServiceRouteDeps, scope: Scope, kind: Kind, asked: UserLookup | null) {
   const orgId = scope.settings.orgId;
   const groups: ScimGroup[] = deps.store.listKeyedBy(kScimGroupRecords, 'org', orgId);
   const byCreation = <T extends { created: number; id: string }>(a: T, b: T) => a.created - b.created || (a.id < b.id ? -1 : 1);
@@ -204,22 +204,35 @@ function resources(deps: ServiceRouteDeps, scope: Scope, kind: Kind, named: stri
     return groups.sort(byCreation).map((g) => groupResource(g, (id) => users.get(id)?.userName ?? id, scope.base));
   }
   const users: ScimUser[] =
-    named === null ? deps.store.listKeyedBy(kScimUserRecords, 'org', orgId) : orgUsersBy(deps.store, orgId, 'userName', named);
+    asked === null ? deps.store.listKeyedBy(kScimUserRecords, 'org', orgId) : orgUsersBy(deps.store, orgId, asked.index, asked.key);
   // Each user's groups from one pass over the groups' members, not one pass per user.
   const groupsOf = new Map<string, ScimGroup[]>();
-  for (const group of groups) for (const member of group.members) groupsOf.set(member, [...(groupsOf.get(member) ?? []), group]);
+  for (const group of groups)
+    for (const member of group.members) {
+      const of = groupsOf.get(member);
+      if (of === undefined) groupsOf.set(member, [group]);
+      else of.push(group);
+    }
   return users.sort(byCreation).map((u) => userResource(u, groupsOf.get(u.id) ?? [], scope.base));
 }
 
-/** The userName a filter asks for by equality alone (`userName eq "…"`, with or without its schema), else null. */
-function userNameAsked(filter: Filter | null): string | null {
-  return filter !== null &&
-    filter.op === 'eq' &&
-    filter.path.length === 1 &&
-    filter.path[0] === 'username' &&
-    typeof filter.value === 'string'
-    ? filter.value
-    : null;
+/** A user lookup a filter names (records.ts orgUsersBy). */
+interface UserLookup {
+  index: 'userName' | 'externalId';
+  key: string;
+}
+
+/** The filter attributes a user lookup answers equality on, by their filter paths. */
+const kLookupByPath: ReadonlyMap<string, UserLookup['index']> = new Map([
+  ['username', 'userName'],
+  ['externalid', 'externalId'],
+]);
+
+/** The lookup a filter asks by equality alone (`userName eq "…"`, `externalId eq "…"`, with or without their schema), else null. */
+function lookupAsked(filter: Filter | null): UserLookup | null {
+  if (filter === null || filter.op !== 'eq' || filter.path.length !== 1 || typeof filter.value !== 'string') return null;
+  const index = kLookupByPath.get(filter.path[0]!);
+  return index === undefined ? null : { index, key: filter.value };
 }
 
 function readResource(deps: ServiceRouteDeps, scope: Scope, kind: Kind, id: string) {
@@ -249,9 +262,9 @@ function listResources(deps: ServiceRouteDeps, scope: Scope, kind: Kind, query: 
   const filter: Filter | null = filterText === null ? null : parseFilter(filterText, kind === 'user' ? kUserAttributes : kGroupAttributes);
   const startIndex = Math.max(1, integer(query, 'startIndex') ?? 1);
   const count = Math.min(kMaxResults, Math.max(0, integer(query, 'count') ?? kMaxResults));
-  const named = kind === 'user' ? userNameAsked(filter) : null;
+  const asked = kind === 'user' ? lookupAsked(filter) : null;
   // The filter is still applied to what the lookup found: its answer is the full list's, filtered.
-  const all = (resources(deps, scope, kind, named) as { meta: { version: string; location: string } }[]).filter(
+  const all = (resources(deps, scope, kind, asked) as { meta: { version: string; location: string } }[]).filter(
     (r) => filter === null || matches(filter, r),
   );
   const page = all.slice(startIndex - 1, startIndex - 1 + count);
