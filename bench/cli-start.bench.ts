@@ -18,7 +18,7 @@ import { LmdbStore } from '../src/store/lmdb-store.js';
 import { runCommand } from '../src/writer-thread/commands.js';
 import { kDemoProjectIds, seedDemo } from '../src/writer-thread/demo-seed.js';
 import { kCli } from '../test/helpers/server.js';
-import { machineInfo } from './environment.js';
+import { hostSpeed, machineInfo } from './environment.js';
 import { builtBin } from './locations.js';
 
 const { values } = parseArgs({
@@ -108,6 +108,7 @@ const commands: { name: string; args: (dir: string, n: number) => string[] }[] =
 
 const samples = new Map<string, { wall: number[]; cpu: number[] }>();
 const loads: number[] = [];
+const speedBefore = hostSpeed();
 for (let n = 0; n < kRuns; n++) {
   for (const command of commands) {
     // Alternated run by run, so a busy moment of the machine falls on both builds alike.
@@ -131,6 +132,7 @@ const spread = (v: number[]) => {
 console.log(
   `# ${JSON.stringify(machineInfo())}; ${kRuns} runs each; ${kMoreProjects} projects beside the demo's; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
 );
+console.log(`# host speed before the runs: ${speedBefore}; after: ${hostSpeed()}`);
 console.log('| build | command | wall ms (min / median / max) | CPU ms (min / median / max) |');
 console.log('|---|---|---:|---:|');
 for (const [key, s] of samples) {

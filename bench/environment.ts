@@ -1,5 +1,6 @@
 // What a report says about where and how it was made: the machine, the versions of what was measured,
 // and the command line that reproduces it.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,17 @@ export function machineInfo(): Record<string, string> {
     kernel: release(),
     node: process.version,
   };
+}
+
+/**
+ * The host's speed now, as scripts/host-speed.mjs says it (its summary line), sampled for `seconds` in a
+ * process of its own while nothing else of the bench runs. The 2-core machine's memory moves by nearly two
+ * to one from one minute to the next, and every figure of CPU or wall time moves with it (bench/RESULTS.md,
+ * the twenty-third round): a bench says what its figures were measured beside, before and after its runs.
+ */
+export function hostSpeed(seconds = 2): string {
+  const out = execFileSync(process.execPath, [join(kRepo, 'scripts/host-speed.mjs'), String(seconds)], { encoding: 'utf8' });
+  return out.trim().split('\n').at(-1) ?? 'no samples';
 }
 
 export function versions(): Record<string, string> {

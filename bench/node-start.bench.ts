@@ -25,7 +25,7 @@ import { cli } from '../test/helpers/cli.js';
 import { call } from '../test/helpers/http.js';
 import { kCli, startTestServer } from '../test/helpers/server.js';
 import { kCacheDelayMs } from '../src/cli/bundle-script.js';
-import { machineInfo } from './environment.js';
+import { hostSpeed, machineInfo } from './environment.js';
 import { builtBin } from './locations.js';
 
 const { values } = parseArgs({
@@ -173,6 +173,7 @@ const loads: number[] = [];
 // node's or relay's runs until its build's code caches are written (a start ends long before: without
 // this, a build that nothing had run for kCacheDelayMs would be measured compiling its bundles).
 for (const start of starts) await (start.testServer ? timed(start) : timedStart(start.cli, start.dir, start.env, kCacheDelayMs + 2000));
+const speedBefore = hostSpeed();
 for (let n = 0; n < kRuns; n++) {
   // Alternated run by run, so a busy moment of the machine falls on every build alike.
   for (const start of n % 2 === 0 ? starts : [...starts].reverse()) {
@@ -194,6 +195,7 @@ const spread = (v: number[]) => {
 console.log(
   `# ${JSON.stringify(machineInfo())}; ${kRuns} starts each, each ended by ${kStopSignal}; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
 );
+console.log(`# host speed before the starts: ${speedBefore}; after: ${hostSpeed()}`);
 console.log('| start | wall ms to /health (min / median / max) | CPU ms, every thread | CPU ms, main thread | CPU ms, child processes |');
 console.log('|---|---:|---:|---:|---:|');
 for (const [name, s] of samples)

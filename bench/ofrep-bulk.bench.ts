@@ -33,7 +33,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateBulkDataset } from './dataset.js';
-import { machineInfo } from './environment.js';
+import { hostSpeed, machineInfo } from './environment.js';
 import { freePort } from '../test/helpers/free-port.js';
 import { kDist } from './locations.js';
 import { log } from './log.js';
@@ -357,6 +357,8 @@ async function main(): Promise<void> {
       for (const project of projects) await measure(t, route, project, null, 2, options.connections, options.wrkCpus);
     const runs = new Map<string, Figures[]>();
     const loads: number[] = [];
+    // Sampled while the targets sit idle, before and after the rounds.
+    const speed = { before: hostSpeed(), after: '' };
     for (let round = 0; round < options.rounds; round++) {
       for (const s of scenarios) {
         for (const t of targets) {
@@ -379,7 +381,8 @@ async function main(): Promise<void> {
         }
       }
     }
-    report(options, targets, scenarios, runs, loads);
+    speed.after = hostSpeed();
+    report(options, targets, scenarios, runs, loads, speed);
   } finally {
     await stopAll();
     rmSync(work, { recursive: true, force: true });
@@ -392,6 +395,7 @@ function report(
   scenarios: Scenario[],
   runs: Map<string, Figures[]>,
   loads: number[],
+  speed: { before: string; after: string },
 ): void {
   const m = machineInfo();
   const med = (key: string, pick: (f: Figures) => number) => median((runs.get(key) ?? []).map(pick));
@@ -399,8 +403,9 @@ function report(
   console.log(
     `${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}; ${m.cores} cores, ${m.cpu}, node ${m.node}; node on CPU ${options.serverCpus} (1 front-end thread, ` +
       `1 eval worker), wrk -t1 -c${options.connections} on CPU ${options.wrkCpus}; ${options.rounds} rounds × ${options.seconds} s, medians; ` +
-      `load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} during the runs\n`,
+      `load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} during the runs`,
   );
+  console.log(`Host speed before the rounds: ${speed.before}; after: ${speed.after}\n`);
   console.log(
     '| target | request | req/s | p99 ms | node CPU, cores (main thread) | req/s per node CPU-second | wrk CPU, cores | non-2xx/3xx | Unleash Edge, req/s per CPU |',
   );
