@@ -233,16 +233,26 @@ export interface BulkData {
  * One project per entry of `flagCounts`, in an organisation of its own, each with the audiences "beta"
  * and "eu" and a realistic mix (the mix above): every tenth flag (4, 14, …) typed with the five-rule
  * targeting tree, the others boolean at percentages from 0 to 100, a third behind an audience, a fifth
- * with cohort lists, one in seven disabled.
+ * with cohort lists, one in seven disabled. Then one per entry of `switchCounts`: kill switches and
+ * finished rollouts only (every fourth flag disabled, the others on for everyone), whose answers no
+ * context changes.
  */
-export async function generateBulkDataset(dataDir: string, flagCounts: readonly number[]): Promise<BulkData> {
+export async function generateBulkDataset(
+  dataDir: string,
+  flagCounts: readonly number[],
+  switchCounts: readonly number[] = [],
+): Promise<BulkData> {
   const store = LmdbStore.open(dataDir, { layout: kStoreLayout });
   try {
     const now = Date.now();
     const run = <N extends CommandName>(w: StoreWriter, name: N, input: CommandInput<N>) => runCommand(w, name, input, now);
     const projects = store.transact((w) => {
       const org = run(w, 'orgCreate', { principal: kOperator, name: 'Bulk', plan: 'enterprise' });
-      return flagCounts.map((flags, p) => {
+      const specs = [
+        ...flagCounts.map((flags) => ({ flags, switches: false })),
+        ...switchCounts.map((flags) => ({ flags, switches: true })),
+      ];
+      return specs.map(({ flags, switches }, p) => {
         const project = run(w, 'projectCreate', { principal: kOperator, name: `bulk-${p}-${flags}`, orgId: org.id });
         const audiences = ['beta', 'eu'].map(
           (name, a) =>
@@ -253,12 +263,13 @@ export async function generateBulkDataset(dataDir: string, flagCounts: readonly 
               rules: [a === 0 ? { attribute: 'plan', values: ['beta', 'pro'] } : { attribute: 'country', values: ['NL', 'DE', 'FR'] }],
             }).id,
         );
-        return { id: project.id, flags, audiences };
+        return { id: project.id, flags, switches, audiences };
       });
     });
     for (const project of projects) {
       const bodies: FlagCreate[] = Array.from({ length: project.flags }, (_, i) => {
         const name = `f${String(i).padStart(3, '0')}`;
+        if (project.switches) return { name, enabled: i % 4 !== 0, trafficPercentage: 100 };
         return i % 10 === 4
           ? {
               name,
