@@ -203,6 +203,20 @@ export function decideState(state: CompiledState, ctx: EvalContext, roll: () => 
   return (kDecidedRoll << 1) | (roll() < percentage ? 1 : 0);
 }
 
+/**
+ * The decision decideState gives `state` whatever the context, or null where the context decides (a
+ * cohort list, an audience, a percentage split, Unleash's model). Its cases are decideState's, read in
+ * its order: a bulk answer writes such a state's entry once per flag version, not once per request
+ * (src/ofrep/evaluate.ts). test/eval/decide.test.ts holds the two to each other for every kind of state.
+ */
+export function contextFreeDecision(state: CompiledState): Decision | null {
+  if (!state.enabled) return kDecidedDisabled << 1;
+  if (state.unleash !== null || state.cohorts.size > 0 || state.audienceId !== null) return null;
+  if (state.trafficPercentage >= 100) return (kDecidedStatic << 1) | 1;
+  if (state.trafficPercentage <= 0) return kDecidedStatic << 1;
+  return null;
+}
+
 /** The Evaluation API's answer: the value alone. */
 export function evaluateState(state: CompiledState, ctx: EvalContext, roll: () => number = randomRoll): boolean {
   return (decideState(state, ctx, roll) & 1) === 1;

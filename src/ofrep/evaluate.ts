@@ -30,7 +30,7 @@ import type { ResultWriter } from '../eval-engine/protocol.js';
 import { OfrepContext } from './context.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import type { OfrepErrorCode } from '../model/ofrep-schemas.js';
-import { kKeyMissingDetails, kReasons, kSlotAudiencePlan, kSlotKeyMissing, kSlots, ofrepAnswer } from './answer.js';
+import { contextFreeAnswer, kKeyMissingDetails, kReasons, kSlotAudiencePlan, kSlotKeyMissing, kSlots, ofrepAnswer } from './answer.js';
 
 const kProjectHeader = 'X-Flagwire-Project';
 
@@ -48,6 +48,18 @@ const kCommaBytes = Buffer.from(',');
 const kBulkTagForm = 1;
 /** Per compiled project (dropped with it when the store moves): whether one of its rules reads the clock. */
 const kReadsClock = new WeakMap<ProjectEntry, boolean>();
+/**
+ * A bulk answer's entries as written for every context: runs of entries whose answer no context changes
+ * (contextFreeAnswer), as one Buffer each, commas included, and between them the indexes of the flags
+ * evaluated per request. Per compiled project, by whether its plan allows audiences and environment.
+ */
+type BulkPlan = readonly (Buffer | number)[];
+/** A project's plans by environment ('' for a single-environment project), where its plan allows audiences and where not. */
+interface BulkPlans {
+  readonly allowed: Map<string, BulkPlan>;
+  readonly refused: Map<string, BulkPlan>;
+}
+const kBulkPlans = new WeakMap<ProjectEntry, BulkPlans>();
 
 /**
  * `{"errorCode", "errorDetails"}` (bulk) or with `key` first (single flag), as bytes; a flag state's
@@ -195,6 +207,8 @@ export class OfrepEvaluator {
   /**
    * `{"flags":[` and every flag's entries (each under its id, then its name), after `out.open()`. True when
    * a flag's rule answered an error: its work limit may have been its batch's (src/targeting/work-budget.ts).
+   * The entries no context changes are copied as the project's bulk plan holds them: a project's kill
+   * switches and finished rollouts cost a copy, not an evaluation each.
    */
   private writeFlags(project: ProjectEntry, env: string | null, audiencesAllowed: boolean, out: ResultWriter): boolean {
     const ctx = this.ctx;
@@ -202,7 +216,14 @@ export class OfrepEvaluator {
     let erred = false;
     out.push(kBulkOpen);
     const flags = project.flags;
-    for (let i = 0; i < flags.length; i++) {
+    const plan = bulkPlan(project, env, audiencesAllowed);
+    for (let p = 0; p < plan.length; p++) {
+      const part = plan[p]!;
+      if (typeof part !== 'number') {
+        out.push(part);
+        continue;
+      }
+      const i = part;
       if (i > 0) out.pushByte(kComma);
       const flag = flags[i]!;
       const state = stateInProjectEnv(flag, env)!;
@@ -250,6 +271,49 @@ export class OfrepEvaluator {
  */
 function contextTag(project: ProjectEntry, body: string, audiencesAllowed: boolean): Buffer {
   return etag(project.configTag, Buffer.from(`${kBulkTagForm}${audiencesAllowed ? 'a' : '-'}${project.id}\n${body}`));
+}
+
+/** The project's bulk plan for `env` and `audiencesAllowed` (see BulkPlan); made once per compiled project. */
+function bulkPlan(project: ProjectEntry, env: string | null, audiencesAllowed: boolean): BulkPlan {
+  let plans = kBulkPlans.get(project);
+  if (plans === undefined) {
+    plans = { allowed: new Map(), refused: new Map() };
+    kBulkPlans.set(project, plans);
+  }
+  // `env` is one of the project's environments (projectEnv): a project keeps at most two plans per environment.
+  const byEnv = audiencesAllowed ? plans.allowed : plans.refused;
+  const key = env ?? '';
+  let plan = byEnv.get(key);
+  if (plan === undefined) {
+    const parts: (Buffer | number)[] = [];
+    let run: Buffer[] = [];
+    const flags = project.flags;
+    for (let i = 0; i < flags.length; i++) {
+      const flag = flags[i]!;
+      const state = stateInProjectEnv(flag, env)!;
+      const answer = contextFreeAnswer(state, audiencesAllowed);
+      const entries =
+        answer === null
+          ? null
+          : typeof answer === 'number'
+            ? flagPair(flag, state, answer)
+            : answer.errorCode === undefined
+              ? variantPair(flag, state, answer)
+              : null;
+      if (entries === null) {
+        if (run.length > 0) parts.push(Buffer.concat(run));
+        run = [];
+        parts.push(i);
+        continue;
+      }
+      if (i > 0) run.push(kCommaBytes);
+      run.push(entries);
+    }
+    if (run.length > 0) parts.push(Buffer.concat(run));
+    plan = parts;
+    byEnv.set(key, plan);
+  }
+  return plan;
 }
 
 /** Whether a rule of one of the project's flags (any environment) may read `$flagd.timestamp`; once per compiled project. */

@@ -3,6 +3,7 @@ import t from 'tap';
 import { bucket } from '../../src/eval-engine/bucket.js';
 import {
   compileState,
+  contextFreeDecision,
   decidedBy,
   decideState,
   decisionValue,
@@ -92,4 +93,38 @@ t.test("evaluateState is decideState's value, for every combination", async (t) 
         evaluateState(s, c, () => 5),
         decisionValue(decideState(s, c, () => 5)),
       );
+});
+
+t.test('contextFreeDecision: the decision of every context where it names one, and it names one where no context matters', async (t) => {
+  const contexts = [
+    ctx(),
+    ctx({ cohort: 'a' }),
+    ctx({ cohort: 'zz' }),
+    ctx({ targetingKey: 'u1', plan: 'beta' }),
+    ctx({ targetingKey: 'u2', plan: 'alpha' }),
+    ctx({ cohort: 'a', targetingKey: 'u3', plan: 'beta' }),
+  ];
+  const rolls = [() => 0, () => 99];
+  let named = 0;
+  for (const enabled of [true, false])
+    for (const trafficPercentage of [0, 1, 37, 99, 100])
+      for (const cohorts of [[], ['a']])
+        for (const [audienceId, aud] of [
+          [null, undefined],
+          [audience.id, audience],
+          ['aud_gone', undefined],
+        ] as const) {
+          const s = state({ enabled, trafficPercentage, cohorts, audienceId }, aud);
+          const fixed = contextFreeDecision(s);
+          const expected =
+            !enabled || (cohorts.length === 0 && audienceId === null && (trafficPercentage === 0 || trafficPercentage === 100));
+          t.equal(fixed !== null, expected, `${JSON.stringify({ enabled, trafficPercentage, cohorts, audienceId })}`);
+          if (fixed === null) continue;
+          named++;
+          for (const c of contexts) for (const roll of rolls) t.equal(decideState(s, c, roll), fixed);
+        }
+  t.equal(named, 32, 'every disabled state, and the enabled ones at 0 or 100% with neither cohorts nor audience');
+  const unleash = Object.assign(state(), { unleash: {} as never });
+  t.equal(contextFreeDecision(unleash), null, "Unleash's model decides by the context");
+  t.equal(contextFreeDecision(Object.assign(state({ enabled: false }), { unleash: {} as never })), kDecidedDisabled << 1);
 });

@@ -7,6 +7,7 @@ import { bucket } from '../../src/eval-engine/bucket.js';
 import { EvalEngine } from '../../src/eval-engine/engine.js';
 import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
 import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
+import type { FlagCreate } from '../../src/model/schemas.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { startBatchBudget } from '../../src/targeting/work-budget.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
@@ -34,13 +35,15 @@ function one(key: string, context: object | string | null, project = '') {
 /** A writer that counts the bytes pushed into its answers: a 304 that built no body pushed only its tag. */
 class PushCounter extends ResultWriter {
   pushed = 0;
+  pushes = 0;
   override push(body: Uint8Array): void {
     this.pushed += body.length;
+    this.pushes++;
     super.push(body);
   }
 }
 
-/** `built`: whether a body was written before the answer (more pushed than its tag). */
+/** `built`: whether a body was written before the answer (more pushed than its tag); `pushes`: the body's pieces. */
 function bulk(project: string, context: object | null, ifNoneMatch = '') {
   engine.beginBatch();
   const out = new PushCounter(new ArrayBuffer(64), 1);
@@ -48,7 +51,14 @@ function bulk(project: string, context: object | null, ifNoneMatch = '') {
   const r = new ResultReader(out.finish());
   const text = r.bodyText(0);
   const etag = r.tagText(0);
-  return { status: r.status(0), etag, text, json: text === '' ? null : JSON.parse(text), built: out.pushed > etag.length };
+  return {
+    status: r.status(0),
+    etag,
+    text,
+    json: text === '' ? null : JSON.parse(text),
+    built: out.pushed > etag.length,
+    pushes: out.pushes,
+  };
 }
 
 t.test('success: {key, value, reason, variant, metadata}, reasons from the deciding rule', async (t) => {
@@ -209,6 +219,84 @@ t.test('bulk: every flag in creation order, per-flag failures inline, an ETag', 
     [true, true, true, true],
   );
   t.same(multi.eventStreams, stream(ids.multi, '?env=production'), 'the stream of the environment asked');
+});
+
+t.test("bulk: each entry is byte for byte the flag's own answer, the entries no context changes copied as one", async (t) => {
+  // A project of every kind of state: booleans static (on, off, disabled), split, listed cohorts, an audience;
+  // typed ones without a rule, with a rule, disabled, at 0%; experiments on static, split and typed states.
+  const mixed = world.run('projectCreate', { principal: kOperator, name: 'Mixed', orgId: ids.orgTeams }).id;
+  const beta = world.run('audienceCreate', {
+    principal: kOperator,
+    projectId: mixed,
+    name: 'Beta',
+    rules: [{ attribute: 'plan', values: ['beta'] }],
+  }).id;
+  const colours = { variants: { red: '#f00', green: '#0f0' }, defaultVariant: 'red' };
+  const rule = { if: [{ '==': [{ var: 'plan' }, 'beta'] }, 'green', 'red'] };
+  const bodies: FlagCreate[] = [
+    { name: 'm-on', enabled: true, trafficPercentage: 100 },
+    { name: 'm-zero', enabled: true, trafficPercentage: 0 },
+    { name: 'm-disabled', enabled: false, trafficPercentage: 50, cohorts: ['alice'] },
+    { name: 'm-half', enabled: true, trafficPercentage: 50 },
+    { name: 'm-on-listed', enabled: true, trafficPercentage: 100, cohorts: ['alice'] },
+    { name: 'm-zero-listed', enabled: true, trafficPercentage: 0, cohorts: ['alice'] },
+    { name: 'm-aud', enabled: true, trafficPercentage: 100, audienceId: beta },
+    { name: 'm-typed', enabled: true, trafficPercentage: 100, ...colours },
+    { name: 'm-typed-rule', enabled: true, trafficPercentage: 100, ...colours, targeting: rule },
+    { name: 'm-typed-off', enabled: false, trafficPercentage: 100, ...colours, targeting: rule },
+    { name: 'm-typed-zero', enabled: true, trafficPercentage: 0, ...colours, targeting: rule },
+    { name: 'm-typed-no-default', enabled: true, trafficPercentage: 0, variants: colours.variants },
+    { name: 'm-exp-on', enabled: true, trafficPercentage: 100, experiment: 'exp-on' },
+    { name: 'm-exp-half', enabled: true, trafficPercentage: 50, experiment: 'exp-half' },
+    { name: 'm-exp-typed', enabled: true, trafficPercentage: 100, ...colours, experiment: 'exp-typed' },
+    { name: 'm-on-2', enabled: true, trafficPercentage: 100 },
+  ];
+  for (const body of bodies) world.run('flagCreate', { projectId: mixed, body, principal: kOperator });
+  const contexts = [
+    { targetingKey: 'u1', plan: 'beta', country: 'NL' },
+    { targetingKey: 'u2', plan: 'alpha' },
+    { cohort: 'alice' },
+    { cohort: 'vip', targetingKey: 'u3' },
+    {},
+    { env: 'production', cohort: 'qa', plan: 'beta' },
+    { env: 'staging', targetingKey: 'u4' },
+  ];
+  const asked = [
+    { project: mixed, flags: bodies.length },
+    { project: ids.single, flags: 6 },
+    { project: ids.multi, flags: 2 },
+    { project: ids.freeProject, flags: 2 },
+    { project: ids.personal, flags: 1 },
+  ];
+  for (const { project, flags } of asked) {
+    for (const context of contexts) {
+      const answer = bulk(project, context);
+      if (answer.status !== 200) continue;
+      const keys = answer.json.flags.map((f: { key: string }) => f.key);
+      t.equal(keys.length, 2 * flags, `${project}: every flag, twice`);
+      const entries = keys.map((key: string) => one(key, context, project).text);
+      t.equal(
+        answer.text.slice(0, answer.text.indexOf('],"eventStreams"')),
+        `{"flags":[${entries.join(',')}`,
+        `${project} ${JSON.stringify(context)}`,
+      );
+    }
+  }
+  // The mixed project's answer: each run of entries that no context changes is one copy, so it is written in
+  // fewer pieces than it has flags; a project of kill switches in one.
+  const pieces = bulk(mixed, contexts[0]!).pushes;
+  t.ok(pieces < bodies.length, `${pieces} pieces for ${bodies.length} flags`);
+  const allStatic = world.run('projectCreate', { principal: kOperator, name: 'Switches', orgId: ids.orgTeams }).id;
+  for (let i = 0; i < 20; i++)
+    world.run('flagCreate', {
+      projectId: allStatic,
+      body: { name: `s${i}`, enabled: i % 3 !== 0, trafficPercentage: 100 },
+      principal: kOperator,
+    });
+  const switches = bulk(allStatic, { targetingKey: 'u1' });
+  t.equal(switches.json.flags.length, 40);
+  // `{"flags":[`, the one run of entries, the tail and the ETag.
+  t.equal(switches.pushes, 4, 'twenty kill switches: one copy');
 });
 
 t.test('bulk 400s: no project header, unknown project, env missing or unknown, bad body', async (t) => {
