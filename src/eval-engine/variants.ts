@@ -141,6 +141,23 @@ export function unleashVariants(state: CompiledUnleash): CompiledVariants {
   };
 }
 
+/**
+ * resolveVariant's answer for a `decision` no context changed (contextFreeDecision's), or null where the
+ * context still can: a caller let into a state whose rule runs (a rule reads the context, and may read
+ * the clock). Every route set that lists a project's flags asks it to write such a flag once per version.
+ */
+export function contextFreeResolution(variants: CompiledVariants, decision: Decision): Resolution | null {
+  if (decisionValue(decision) && variants.flag.rule !== null) return null;
+  return resolveVariant(variants, decision, kNoRuleContext, 0);
+}
+
+/** What resolveVariant is given where no rule runs: reading it is a defect, never a wrong answer. */
+const kNoRuleContext: RuleContext = {
+  ruleData() {
+    throw new Error('a context-free answer ran a rule');
+  },
+};
+
 /** The answer for a gate `decision` (decideState's); `nowMs` gives `$flagd.timestamp`. */
 export function resolveVariant(variants: CompiledVariants, decision: Decision, context: RuleContext, nowMs: number): Resolution {
   const by = decidedBy(decision);

@@ -16,7 +16,6 @@ import {
   contextFreeDecision,
   decideState,
   decidedBy,
-  decisionValue,
   type EvalContext,
   kDecidedAudience,
   kDecidedCohort,
@@ -25,7 +24,7 @@ import {
   kDecidedSplit,
   kDecidedStatic,
 } from '../eval-engine/evaluate.js';
-import { type CompiledVariants, resolveVariant, type RuleContext } from '../eval-engine/variants.js';
+import { type CompiledVariants, contextFreeResolution, resolveVariant, type RuleContext } from '../eval-engine/variants.js';
 import type { OfrepReason } from '../model/ofrep-schemas.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 
@@ -73,23 +72,14 @@ export function ofrepAnswer(
 /**
  * ofrepAnswer's answer for `state` whatever the context, or null where the context can change it: the
  * plan's refusal of an audience, and every state contextFreeDecision decides alone, but for a caller let
- * into a typed state whose rule runs (a rule reads the context, and may read the clock).
+ * into a typed state whose rule runs (contextFreeResolution).
  */
 export function contextFreeAnswer(state: OfrepState, audiencesAllowed: boolean): number | Resolution | null {
   if (blockedByPlan(state, audiencesAllowed)) return kSlotAudiencePlan;
   const decision = contextFreeDecision(state);
   if (decision === null) return null;
-  if (state.variants === null) return decision;
-  if (decisionValue(decision) && state.variants.flag.rule !== null) return null;
-  return resolveVariant(state.variants, decision, kNoRuleContext, 0);
+  return state.variants === null ? decision : contextFreeResolution(state.variants, decision);
 }
-
-/** What resolveVariant is given where no rule runs: reading it is a defect, never a wrong answer. */
-const kNoRuleContext: RuleContext = {
-  ruleData() {
-    throw new Error('a context-free OFREP answer ran a rule');
-  },
-};
 
 /** The roll is never used: a decision that would roll is answered TARGETING_KEY_MISSING. */
 function noRoll(): number {

@@ -25,6 +25,7 @@ import { decidedBy, type Decision, decisionInExperiment } from '../eval-engine/e
 import { experimentMetadata } from '../model/flags.js';
 import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
+import { ListPlans, type ListPlan, listPlan } from '../eval-engine/list-plan.js';
 import { kRevisionNotReachedDetail } from '../http/revisions.js';
 import type { ResultWriter } from '../eval-engine/protocol.js';
 import { OfrepContext } from './context.js';
@@ -48,18 +49,8 @@ const kCommaBytes = Buffer.from(',');
 const kBulkTagForm = 1;
 /** Per compiled project (dropped with it when the store moves): whether one of its rules reads the clock. */
 const kReadsClock = new WeakMap<ProjectEntry, boolean>();
-/**
- * A bulk answer's entries as written for every context: runs of entries whose answer no context changes
- * (contextFreeAnswer), as one Buffer each, commas included, and between them the indexes of the flags
- * evaluated per request. Per compiled project, by whether its plan allows audiences and environment.
- */
-type BulkPlan = readonly (Buffer | number)[];
-/** A project's plans by environment ('' for a single-environment project), where its plan allows audiences and where not. */
-interface BulkPlans {
-  readonly allowed: Map<string, BulkPlan>;
-  readonly refused: Map<string, BulkPlan>;
-}
-const kBulkPlans = new WeakMap<ProjectEntry, BulkPlans>();
+/** Bulk answers as written for every context (list-plan.ts): by whether the project's plan allows audiences (1) or not (0). */
+const kBulkPlans = new ListPlans(2);
 
 /**
  * `{"errorCode", "errorDetails"}` (bulk) or with `key` first (single flag), as bytes; a flag state's
@@ -219,13 +210,12 @@ export class OfrepEvaluator {
     const plan = bulkPlan(project, env, audiencesAllowed);
     for (let p = 0; p < plan.length; p++) {
       const part = plan[p]!;
+      if (p > 0) out.pushByte(kComma);
       if (typeof part !== 'number') {
         out.push(part);
         continue;
       }
-      const i = part;
-      if (i > 0) out.pushByte(kComma);
-      const flag = flags[i]!;
+      const flag = flags[part]!;
       const state = stateInProjectEnv(flag, env)!;
       const answer = ofrepAnswer(state, ctx, audiencesAllowed, now);
       // Each flag twice, under its id and under its name: the web provider looks flags up by the key
@@ -273,45 +263,21 @@ function contextTag(project: ProjectEntry, body: string, audiencesAllowed: boole
   return etag(project.configTag, Buffer.from(`${kBulkTagForm}${audiencesAllowed ? 'a' : '-'}${project.id}\n${body}`));
 }
 
-/** The project's bulk plan for `env` and `audiencesAllowed` (see BulkPlan); made once per compiled project. */
-function bulkPlan(project: ProjectEntry, env: string | null, audiencesAllowed: boolean): BulkPlan {
-  let plans = kBulkPlans.get(project);
-  if (plans === undefined) {
-    plans = { allowed: new Map(), refused: new Map() };
-    kBulkPlans.set(project, plans);
-  }
-  // `env` is one of the project's environments (projectEnv): a project keeps at most two plans per environment.
-  const byEnv = audiencesAllowed ? plans.allowed : plans.refused;
-  const key = env ?? '';
-  let plan = byEnv.get(key);
+/** The project's bulk plan for `env` and `audiencesAllowed`: each flag's entries where no context changes them. */
+function bulkPlan(project: ProjectEntry, env: string | null, audiencesAllowed: boolean): ListPlan {
+  const kind = audiencesAllowed ? 1 : 0;
+  let plan = kBulkPlans.get(project, kind, env);
   if (plan === undefined) {
-    const parts: (Buffer | number)[] = [];
-    let run: Buffer[] = [];
     const flags = project.flags;
-    for (let i = 0; i < flags.length; i++) {
+    plan = listPlan(flags.length, (i) => {
       const flag = flags[i]!;
       const state = stateInProjectEnv(flag, env)!;
       const answer = contextFreeAnswer(state, audiencesAllowed);
-      const entries =
-        answer === null
-          ? null
-          : typeof answer === 'number'
-            ? flagPair(flag, state, answer)
-            : answer.errorCode === undefined
-              ? variantPair(flag, state, answer)
-              : null;
-      if (entries === null) {
-        if (run.length > 0) parts.push(Buffer.concat(run));
-        run = [];
-        parts.push(i);
-        continue;
-      }
-      if (i > 0) run.push(kCommaBytes);
-      run.push(entries);
-    }
-    if (run.length > 0) parts.push(Buffer.concat(run));
-    plan = parts;
-    byEnv.set(key, plan);
+      if (answer === null) return null;
+      if (typeof answer === 'number') return flagPair(flag, state, answer);
+      return answer.errorCode === undefined ? variantPair(flag, state, answer) : null;
+    });
+    kBulkPlans.set(project, kind, env, plan);
   }
   return plan;
 }

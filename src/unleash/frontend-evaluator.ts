@@ -1,7 +1,8 @@
 // Worker side of Unleash's front-end API (frontend-routes.ts): the client key checked in the batch's
 // snapshot (src/client-keys/access.ts), the context read (context.ts), each flag of the key's project
 // environment evaluated by the worker's engine, as the Evaluation API evaluates it, and said as a toggle
-// (frontend-answer.ts).
+// (frontend-answer.ts). Toggles no context changes (off, or on for everyone) are written as runs kept with
+// the compiled project (togglePlan), not decided per request.
 //
 // The key decides the project and the environment (docs/decisions.md: Unleash's front-end API); the
 // context's `environment` is not read. The ETag is a hash of the answer's bytes, as Unleash Edge's is: a
@@ -26,8 +27,9 @@ import { etag } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
 import type { ClientKey } from '../client-keys/records.js';
 import { UnleashContext } from './context.js';
-import { decideToggle, type ToggleDecision, toggleBody } from './frontend-answer.js';
+import { contextFreeToggle, decideToggle, type ToggleDecision, toggleBody } from './frontend-answer.js';
 import { type FrontendKind, kFrontendKinds } from './frontend-kinds.js';
+import { ListPlans, type ListPlan, listPlan } from '../eval-engine/list-plan.js';
 
 const kOpen = Buffer.from('{"toggles":[');
 const kClose = Buffer.from(']}');
@@ -40,6 +42,11 @@ const kOff: ToggleDecision = Object.freeze({ enabled: false, answer: null });
 const kMaxKeys = 10_000;
 /** Per compiled project (dropped with it when the store moves): its flags by name, as Unleash Edge orders toggles. */
 const kByName = new WeakMap<ProjectEntry, readonly FlagEntry[]>();
+/**
+ * Toggle lists as written for every context (list-plan.ts), by kind: whether the project's plan allows
+ * audiences (2) or not (0), plus 1 for /all (a context-free toggle that is off is in no on-only list).
+ */
+const kTogglePlans = new ListPlans(4);
 
 /** `routes`: the route set's numbers, kFrontendKinds' order for /api/frontend, then again for /api/proxy. */
 export default function frontendEvaluator(engine: EvalEngine, routes: readonly Route[]): RouteEvaluator {
@@ -115,12 +122,21 @@ export class FrontendEvaluator {
     ctx.env = env;
     const audiencesAllowed = engine.audiencesAllowed(project.org);
     const now = engine.batchTime;
+    const flags = byName(project);
+    const plan = togglePlan(project, env, audiencesAllowed, all);
     out.open();
     out.push(kOpen);
     let first = true;
-    for (const flag of byName(project)) {
-      const state = stateInProjectEnv(flag, env);
-      const decision = state === null ? kOff : decideToggle(state, ctx, audiencesAllowed, now);
+    for (let p = 0; p < plan.length; p++) {
+      const part = plan[p]!;
+      if (typeof part !== 'number') {
+        if (!first) out.pushByte(kComma);
+        first = false;
+        out.push(part);
+        continue;
+      }
+      const flag = flags[part]!;
+      const decision = decideToggle(stateInProjectEnv(flag, env)!, ctx, audiencesAllowed, now);
       if (!all && !decision.enabled) continue;
       if (!first) out.pushByte(kComma);
       first = false;
@@ -155,6 +171,23 @@ interface Refusal {
 function environmentGone(key: ClientKey): Refusal {
   const detail = `Client key ${key.id}'s environment is no longer one of its project's: make a key of one that is.`;
   return { status: 403, body: evalErrorBody('FORBIDDEN', detail) };
+}
+
+/** The project's toggle plan for `env`, `audiencesAllowed` and the list (`all`, or the on ones). */
+function togglePlan(project: ProjectEntry, env: string | null, audiencesAllowed: boolean, all: boolean): ListPlan {
+  const kind = (audiencesAllowed ? 2 : 0) + (all ? 1 : 0);
+  let plan = kTogglePlans.get(project, kind, env);
+  if (plan === undefined) {
+    const flags = byName(project);
+    plan = listPlan(flags.length, (i) => {
+      const state = stateInProjectEnv(flags[i]!, env);
+      const decision = state === null ? kOff : contextFreeToggle(state, audiencesAllowed);
+      if (decision === null) return null;
+      return all || decision.enabled ? toggleBody(flags[i]!, decision) : undefined;
+    });
+    kTogglePlans.set(project, kind, env, plan);
+  }
+  return plan;
 }
 
 function byName(project: ProjectEntry): readonly FlagEntry[] {

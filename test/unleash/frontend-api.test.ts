@@ -225,6 +225,30 @@ t.test("the answer in Unleash Edge's shape: on flags by name, /all with the off 
   refusedWith(t, await frontend('GET', '/api/proxy/features/b-only', web), 404, 'Not found', /No flag named "b-only"/);
 });
 
+t.test("every list is byte for byte its flags' own toggles, whether a context can change them or not", async (t) => {
+  // The kinds above: off ("banner"), a typed flag on for everyone without a rule ("colour"), one without a
+  // default variant ("no-default"): toggles no context changes, written once per version; the rest decided
+  // per request. A key of each environment of the multi-environment project too.
+  const queries = [
+    'userId=user-3&properties[plan]=beta&properties%5Bcohort%5D=vip',
+    'userId=user-9&properties[plan]=alpha',
+    'properties[cohort]=alice',
+    'sessionId=42',
+  ];
+  for (const key of [web, staging, production]) {
+    for (const query of queries) {
+      const all = await frontend('GET', `/api/frontend/all?${query}`, key);
+      t.equal(all.status, 200);
+      const names = (all.json.toggles as { name: string }[]).map((toggle) => toggle.name);
+      t.ok(names.length > 0, 'the project has flags');
+      const own = await Promise.all(names.map((name) => frontend('GET', `/api/frontend/features/${name}?${query}`, key)));
+      t.equal(all.text, `{"toggles":[${own.map((r) => r.text).join(',')}]}`, `/all ${query}`);
+      const on = own.filter((r) => r.json.enabled === true).map((r) => r.text);
+      t.equal((await frontend('GET', `/api/frontend?${query}`, key)).text, `{"toggles":[${on.join(',')}]}`, `on ones ${query}`);
+    }
+  }
+});
+
 t.test('ETag: an unchanged poll is a 304, the stock client sends it back; a change is a new answer', async (t) => {
   const first = await frontend('GET', '/api/frontend?userId=u1', web);
   const tag = first.headers.get('etag');

@@ -1,0 +1,62 @@
+// A project's list answer (OFREP's bulk evaluation, Unleash's front-end toggles) as written for every
+// context: many flags answer every context alike (a kill switch turned off, a rollout finished at 100%),
+// so their entries are kept with the compiled project as runs, one Buffer each with the commas between
+// its entries, and a request decides only the flags between the runs. A route set says, per flag, what
+// its entry is for every context (contextFreeDecision and the route's own rules), and writes the list by
+// walking the plan: a run is copied, an index is decided. A list whose entries are all settled costs a
+// few copies however many flags it has (bench/RESULTS.md, issue 57, item 3).
+import type { ProjectEntry } from './engine.js';
+
+/** Runs of entries (Buffers) and the indexes of the flags decided per request, in the list's order. */
+export type ListPlan = readonly (Buffer | number)[];
+
+const kCommaBytes = Buffer.from(',');
+
+/**
+ * The plan of a list of `count` flags. `entry(i)`: flag i's entry for every context, null where a
+ * request must decide it, undefined where no context lists it.
+ */
+export function listPlan(count: number, entry: (i: number) => Buffer | null | undefined): ListPlan {
+  const parts: (Buffer | number)[] = [];
+  let run: Buffer[] = [];
+  for (let i = 0; i < count; i++) {
+    const bytes = entry(i);
+    if (bytes === undefined) continue;
+    if (bytes === null) {
+      if (run.length > 0) parts.push(Buffer.concat(run));
+      run = [];
+      parts.push(i);
+      continue;
+    }
+    if (run.length > 0) run.push(kCommaBytes);
+    run.push(bytes);
+  }
+  if (run.length > 0) parts.push(Buffer.concat(run));
+  return parts;
+}
+
+/**
+ * A route set's plans, kept per compiled project (dropped with it when the store moves), by the route
+ * set's variant of the list (`kind`: a small number, such as whether the plan allows audiences) and the
+ * environment (one of the project's: projectEnv), so a project keeps a few plans per environment.
+ */
+export class ListPlans {
+  private readonly plans = new WeakMap<ProjectEntry, Map<string, ListPlan>[]>();
+
+  constructor(private readonly kinds: number) {}
+
+  /** The plan of `project` for `kind` and `env`, if made (no closure per request: the caller makes and sets it). */
+  get(project: ProjectEntry, kind: number, env: string | null): ListPlan | undefined {
+    const byKind = this.plans.get(project);
+    return byKind === undefined ? undefined : byKind[kind]!.get(env ?? '');
+  }
+
+  set(project: ProjectEntry, kind: number, env: string | null, plan: ListPlan): void {
+    let byKind = this.plans.get(project);
+    if (byKind === undefined) {
+      byKind = Array.from({ length: this.kinds }, () => new Map<string, ListPlan>());
+      this.plans.set(project, byKind);
+    }
+    byKind[kind]!.set(env ?? '', plan);
+  }
+}
