@@ -7,7 +7,8 @@
 // busy machine where req/s per node CPU-second does not (the server-level figure is
 // bench/ofrep-bulk.bench.ts's). Beside it, the same for Unleash's front-end API (issue 60: GET
 // /api/frontend as unleash-proxy-client asks it, the same contexts as its query, the client key checked
-// per request), since both answer every flag of a project.
+// per request) and for the Evaluation API's project route (GET /v1/flags/project/{id}, the same contexts
+// as its query), since all three answer every flag of a project.
 //
 // With `--baseline DIR` (another build's checkout, built), both builds are loaded into one process, each
 // over its own copy of the data, and measured in alternation: `--rounds` short slices of about 10 ms each,
@@ -36,8 +37,11 @@ const kProjects = [
 const kBatch = 8;
 const kContexts = 1000;
 
-/** The routes measured: OFREP's bulk evaluation, and Unleash's front-end API where the build has it. */
-const kRoutes = ['ofrep', 'unleash'] as const;
+/**
+ * The routes measured: OFREP's bulk evaluation, Unleash's front-end API where the build has it, and the
+ * Evaluation API's project route (GET /v1/flags/project/{id}), the three that list a project's flags.
+ */
+const kRoutes = ['ofrep', 'unleash', 'evaluation'] as const;
 type MeasuredRoute = (typeof kRoutes)[number];
 
 interface Build {
@@ -65,6 +69,11 @@ const bodies = Array.from({ length: kContexts }, (_, i) =>
     },
   }),
 );
+// The same contexts as the Evaluation API's query.
+const evalQueries = Array.from(
+  { length: kContexts },
+  (_, i) => `targetingKey=user-${i}&userId=user-${i}-7f3c&plan=beta&country=NL&version=2.3.1&email=user-${i}%40example.com&tier=gold`,
+);
 // The same contexts as unleash-proxy-client writes them into GET /api/frontend's query.
 const queries = Array.from(
   { length: kContexts },
@@ -90,7 +99,7 @@ async function load(build: Build, dataDir: string, projects: { id: string; front
   let next = 0;
   return {
     name: build.name,
-    routes: new Set(frontend === null ? ['ofrep'] : kRoutes),
+    routes: new Set(frontend === null ? ['ofrep', 'evaluation'] : kRoutes),
     run(route, p, answers) {
       const project = projects[p]!;
       const extra = `q${project.frontendKey}\n`;
@@ -100,6 +109,7 @@ async function load(build: Build, dataDir: string, projects: { id: string; front
         for (let j = 0; j < kBatch; j++) {
           const k = next++ % kContexts;
           if (route === 'ofrep') ofrep.evaluateBulk(project.id, bodies[k]!, '', out);
+          else if (route === 'evaluation') engine.evaluateProject(project.id, evalQueries[k]!, out);
           else frontend.evaluate('enabled', '', queries[k]!, extra, out);
         }
         const answered = out.finish();

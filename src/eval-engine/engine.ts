@@ -24,8 +24,18 @@ import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { evalErrorBody, evalExperimentBody, evalFlagBody, evalVariantBody, kAudiencePlanBody } from './bodies.js';
-import { blockedByPlan, compileStateWith, decideState, decisionInExperiment, decisionValue, type CompiledState } from './evaluate.js';
-import { compileVariants, resolveVariant, type CompiledVariants, unleashVariants } from './variants.js';
+import {
+  blockedByPlan,
+  compileStateWith,
+  contextFreeDecision,
+  type Decision,
+  decideState,
+  decisionInExperiment,
+  decisionValue,
+  type CompiledState,
+} from './evaluate.js';
+import { compileVariants, contextFreeResolution, resolveVariant, type CompiledVariants, unleashVariants } from './variants.js';
+import { type DecidedEntries, ListPlans, type ListPlan, listPlan, writeList } from './list-plan.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import { compileUnleash, unleashToggleVariant } from '../unleash-rules/state.js';
 import type { ResultWriter } from './protocol.js';
@@ -150,8 +160,9 @@ export interface Missing {
   readonly body: Buffer;
 }
 
+/** The project route's lists as written for every context (list-plan.ts): by whether the plan allows audiences (1) or not (0). */
+const kProjectPlans = new ListPlans(2);
 const kOpenBracket = 0x5b;
-const kComma = 0x2c;
 const kCloseBracket = 0x5d;
 /** Past this many cached ids (unknown ids are cached too), the cache starts over: memory stays bounded. */
 const kMaxCachedEntries = 50_000;
@@ -163,6 +174,15 @@ export class EvalEngine {
   private now = 0;
   private readonly flags = new Map<string, FlagEntry | Missing>();
   private readonly projects = new Map<string, ProjectEntry | Missing>();
+  /** The project route's list being written: the flags its plan leaves to the request are decided here. */
+  private listFlags: readonly FlagEntry[] = [];
+  private listEnv: string | null = null;
+  private readonly listEntries: DecidedEntries = {
+    decided: (i) => {
+      const flag = this.listFlags[i]!;
+      return this.answerBody(flag, stateInProjectEnv(flag, this.listEnv)!);
+    },
+  };
   private readonly orgs = new Map<string, Org | null>();
   /**
    * Each project's shared fragments (null: none), read once per snapshot by the compiles that need them,
@@ -221,28 +241,54 @@ export class EvalEngine {
     const audiencesAllowed = this.audiencesAllowed(project.org);
     out.open();
     out.pushByte(kOpenBracket);
-    const flags = project.flags;
-    for (let i = 0; i < flags.length; i++) {
-      if (i > 0) out.pushByte(kComma);
-      const flag = flags[i]!;
-      const state = stateInProjectEnv(flag, env);
-      out.push(state === null || blockedByPlan(state, audiencesAllowed) ? flag.bodies[0] : this.answerBody(flag, state));
-    }
+    this.listFlags = project.flags;
+    this.listEnv = env;
+    writeList(out, this.projectPlan(project, env, audiencesAllowed), this.listEntries);
     out.pushByte(kCloseBracket);
     out.close(200);
+  }
+
+  /**
+   * The project route's list for `env` and `audiencesAllowed` as written for every context (list-plan.ts):
+   * a flag without a state there, or whose audience the plan refuses, is `enabled: false`; a state
+   * contextFreeDecision decides alone has its one body; the rest are decided per request.
+   */
+  private projectPlan(project: ProjectEntry, env: string | null, audiencesAllowed: boolean): ListPlan {
+    const kind = audiencesAllowed ? 1 : 0;
+    let plan = kProjectPlans.get(project, kind, env);
+    if (plan === undefined) {
+      const flags = project.flags;
+      plan = listPlan(flags.length, (i) => {
+        const flag = flags[i]!;
+        const state = stateInProjectEnv(flag, env);
+        if (state === null || blockedByPlan(state, audiencesAllowed)) return flag.bodies[0];
+        const decision = contextFreeDecision(state);
+        if (decision === null) return null;
+        if (state.variants === null) return this.decidedBody(flag, state, decision, null);
+        const answer = contextFreeResolution(state.variants, decision);
+        return answer === null ? null : this.decidedBody(flag, state, decision, answer);
+      });
+      kProjectPlans.set(project, kind, env, plan);
+    }
+    return plan;
   }
 
   /** The 200 body of `state` for the parsed request: one of the flag version's prebuilt bodies. */
   private answerBody(entry: FlagEntry, state: EvalState): Buffer {
     const decision = decideState(state, this.query);
+    if (state.variants === null) return this.decidedBody(entry, state, decision, null);
+    return this.decidedBody(entry, state, decision, resolveVariant(state.variants, decision, this.query, this.now));
+  }
+
+  /** The body for a gate `decision` and, for a typed state, the variant's answer (`resolution`); built once per version. */
+  private decidedBody(entry: FlagEntry, state: EvalState, decision: Decision, resolution: Resolution | null): Buffer {
     const enabled = decisionValue(decision);
-    if (state.variants === null) {
+    if (state.variants === null || resolution === null) {
       const experiment = state.experimentBodies;
       if (experiment === null) return entry.bodies[enabled ? 1 : 0];
       experiment.eval[decision] ??= evalExperimentBody(entry, state.experiment!, enabled, decisionInExperiment(decision));
       return experiment.eval[decision];
     }
-    const resolution = resolveVariant(state.variants, decision, this.query, this.now);
     // A rule's error names its cause (a new answer each time); the body says only "no value": one per state.
     const answer = resolution.errorCode === undefined ? resolution : state.variants.flag.answers.ruleFailed;
     entry.variantBodies ??= [new Map(), new Map()];

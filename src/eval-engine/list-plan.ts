@@ -6,10 +6,12 @@
 // walking the plan: a run is copied, an index is decided. A list whose entries are all settled costs a
 // few copies however many flags it has (bench/RESULTS.md, issue 57, item 3).
 import type { ProjectEntry } from './engine.js';
+import type { ResultWriter } from './protocol.js';
 
 /** Runs of entries (Buffers) and the indexes of the flags decided per request, in the list's order. */
 export type ListPlan = readonly (Buffer | number)[];
 
+const kComma = 0x2c;
 const kCommaBytes = Buffer.from(',');
 
 /**
@@ -58,5 +60,26 @@ export class ListPlans {
       this.plans.set(project, byKind);
     }
     byKind[kind]!.set(env ?? '', plan);
+  }
+}
+
+/** A route set's entry for a flag its plan leaves to the request: its bytes, or null where it lists nothing. */
+export interface DecidedEntries {
+  decided(index: number): Uint8Array | null;
+}
+
+/**
+ * Writes `plan`'s list after the route set's opening bytes: each run as it is, each index as `entries`
+ * decides it now, with the commas between what is written. One object asked per request, no closure.
+ */
+export function writeList(out: ResultWriter, plan: ListPlan, entries: DecidedEntries): void {
+  let first = true;
+  for (let p = 0; p < plan.length; p++) {
+    const part = plan[p]!;
+    const bytes = typeof part === 'number' ? entries.decided(part) : part;
+    if (bytes === null) continue;
+    if (!first) out.pushByte(kComma);
+    first = false;
+    out.push(bytes);
   }
 }

@@ -25,7 +25,7 @@ import { decidedBy, type Decision, decisionInExperiment } from '../eval-engine/e
 import { experimentMetadata } from '../model/flags.js';
 import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
-import { ListPlans, type ListPlan, listPlan } from '../eval-engine/list-plan.js';
+import { type DecidedEntries, ListPlans, type ListPlan, listPlan, writeList } from '../eval-engine/list-plan.js';
 import { kRevisionNotReachedDetail } from '../http/revisions.js';
 import type { ResultWriter } from '../eval-engine/protocol.js';
 import { OfrepContext } from './context.js';
@@ -40,7 +40,6 @@ const kBulkOpen = Buffer.from('{"flags":[');
 const kInactivityDelaySec = 120;
 /** Past this many cached `eventStreams` tails (one per project and environment asked), start over. */
 const kMaxTails = 10_000;
-const kComma = 0x2c;
 const kCommaBytes = Buffer.from(',');
 /**
  * The bulk answer's form, in the context ETag's hash: a release that changes what an unchanged
@@ -101,6 +100,12 @@ export class OfrepEvaluator {
   private readonly ctx = new OfrepContext();
   /** The bulk answer's end (`],"eventStreams":[…]}`) per project and environment. */
   private readonly tails = new Map<string, Buffer>();
+  /** The bulk answer being written (writeFlags): what decidedEntries reads, and whether a rule erred. */
+  private listFlags: readonly FlagEntry[] = [];
+  private listEnv: string | null = null;
+  private listAllowed = false;
+  private erred = false;
+  private readonly listEntries: DecidedEntries = { decided: (i) => this.decidedEntries(i) };
 
   constructor(private readonly engine: EvalEngine) {}
 
@@ -202,35 +207,28 @@ export class OfrepEvaluator {
    * switches and finished rollouts cost a copy, not an evaluation each.
    */
   private writeFlags(project: ProjectEntry, env: string | null, audiencesAllowed: boolean, out: ResultWriter): boolean {
-    const ctx = this.ctx;
-    const now = this.engine.batchTime;
-    let erred = false;
     out.push(kBulkOpen);
-    const flags = project.flags;
-    const plan = bulkPlan(project, env, audiencesAllowed);
-    for (let p = 0; p < plan.length; p++) {
-      const part = plan[p]!;
-      if (p > 0) out.pushByte(kComma);
-      if (typeof part !== 'number') {
-        out.push(part);
-        continue;
-      }
-      const flag = flags[part]!;
-      const state = stateInProjectEnv(flag, env)!;
-      const answer = ofrepAnswer(state, ctx, audiencesAllowed, now);
-      // Each flag twice, under its id and under its name: the web provider looks flags up by the key
-      // the application asks for, and either key must work (docs/decisions.md: OFREP, keys). Both
-      // entries are one cached Buffer per answer: one copy per flag.
-      if (typeof answer === 'number') out.push(flagPair(flag, state, answer));
-      else if (answer.errorCode === undefined) out.push(variantPair(flag, state, answer));
-      else {
-        erred = true;
-        out.push(variantBody(flag, state, answer, false));
-        out.pushByte(kComma);
-        out.push(variantBody(flag, state, answer, true));
-      }
-    }
-    return erred;
+    this.listFlags = project.flags;
+    this.listEnv = env;
+    this.listAllowed = audiencesAllowed;
+    this.erred = false;
+    writeList(out, bulkPlan(project, env, audiencesAllowed), this.listEntries);
+    return this.erred;
+  }
+
+  /** Flag `i`'s two entries for this request, as its bulk plan leaves them to it (writeFlags). */
+  private decidedEntries(i: number): Buffer {
+    const flag = this.listFlags[i]!;
+    const state = stateInProjectEnv(flag, this.listEnv)!;
+    const answer = ofrepAnswer(state, this.ctx, this.listAllowed, this.engine.batchTime);
+    // Each flag twice, under its id and under its name: the web provider looks flags up by the key
+    // the application asks for, and either key must work (docs/decisions.md: OFREP, keys). Both
+    // entries are one cached Buffer per answer: one copy per flag.
+    if (typeof answer === 'number') return flagPair(flag, state, answer);
+    if (answer.errorCode === undefined) return variantPair(flag, state, answer);
+    // A rule's error names its cause, so its entries are made for this answer (rare: no cache to keep).
+    this.erred = true;
+    return Buffer.concat([variantBody(flag, state, answer, false), kCommaBytes, variantBody(flag, state, answer, true)]);
   }
 
   /**

@@ -29,11 +29,10 @@ import type { ClientKey } from '../client-keys/records.js';
 import { UnleashContext } from './context.js';
 import { contextFreeToggle, decideToggle, type ToggleDecision, toggleBody } from './frontend-answer.js';
 import { type FrontendKind, kFrontendKinds } from './frontend-kinds.js';
-import { ListPlans, type ListPlan, listPlan } from '../eval-engine/list-plan.js';
+import { type DecidedEntries, ListPlans, type ListPlan, listPlan, writeList } from '../eval-engine/list-plan.js';
 
 const kOpen = Buffer.from('{"toggles":[');
 const kClose = Buffer.from(']}');
-const kComma = 0x2c;
 const kEmpty = Buffer.alloc(0);
 /** The answer's form, in its ETag: a release that says an unchanged answer differently bumps it. */
 const kTagForm = 'u1';
@@ -63,6 +62,12 @@ export class FrontendEvaluator {
   /** Keys that passed, by Authorization header as sent, at `keysRevision` (clientKey()). */
   private readonly keys = new Map<string, ClientKey>();
   private keysRevision = -1;
+  /** The list being written (toggles): what decidedToggle reads. */
+  private listFlags: readonly FlagEntry[] = [];
+  private listEnv: string | null = null;
+  private listAllowed = false;
+  private listAll = false;
+  private readonly listEntries: DecidedEntries = { decided: (i) => this.decidedToggle(i) };
 
   constructor(private readonly engine: EvalEngine) {}
 
@@ -121,29 +126,22 @@ export class FrontendEvaluator {
     if (env === kEnvMissing || env === kEnvUnknown) return environmentGone(key);
     ctx.env = env;
     const audiencesAllowed = engine.audiencesAllowed(project.org);
-    const now = engine.batchTime;
-    const flags = byName(project);
-    const plan = togglePlan(project, env, audiencesAllowed, all);
+    this.listFlags = byName(project);
+    this.listEnv = env;
+    this.listAllowed = audiencesAllowed;
+    this.listAll = all;
     out.open();
     out.push(kOpen);
-    let first = true;
-    for (let p = 0; p < plan.length; p++) {
-      const part = plan[p]!;
-      if (typeof part !== 'number') {
-        if (!first) out.pushByte(kComma);
-        first = false;
-        out.push(part);
-        continue;
-      }
-      const flag = flags[part]!;
-      const decision = decideToggle(stateInProjectEnv(flag, env)!, ctx, audiencesAllowed, now);
-      if (!all && !decision.enabled) continue;
-      if (!first) out.pushByte(kComma);
-      first = false;
-      out.push(toggleBody(flag, decision));
-    }
+    writeList(out, togglePlan(project, env, audiencesAllowed, all), this.listEntries);
     out.push(kClose);
     return null;
+  }
+
+  /** Flag `i`'s toggle for this request, as its list's plan leaves it to it (toggles): null where the list omits it. */
+  private decidedToggle(i: number): Buffer | null {
+    const flag = this.listFlags[i]!;
+    const decision = decideToggle(stateInProjectEnv(flag, this.listEnv)!, this.ctx, this.listAllowed, this.engine.batchTime);
+    return this.listAll || decision.enabled ? toggleBody(flag, decision) : null;
   }
 
   /** Opens and writes one flag's toggle; or the refusal (a 404 for a name no flag of the key's project has). */
