@@ -1,5 +1,5 @@
-// A project's list answer (OFREP's bulk evaluation, Unleash's front-end toggles) as written for every
-// context: many flags answer every context alike (a kill switch turned off, a rollout finished at 100%),
+// A project's list answer (the Evaluation API's project route, OFREP's bulk evaluation, Unleash's
+// front-end toggles) as written for every context: many flags answer every context alike (a kill switch turned off, a rollout finished at 100%),
 // so their entries are kept with the compiled project as runs, one Buffer each with the commas between
 // its entries, and a request decides only the flags between the runs. A route set says, per flag, what
 // its entry is for every context (contextFreeDecision and the route's own rules), and writes the list by
