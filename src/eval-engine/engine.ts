@@ -161,7 +161,7 @@ export interface Missing {
 }
 
 /** The project route's lists as written for every context (list-plan.ts): by whether the plan allows audiences (1) or not (0). */
-const kProjectPlans = new ListPlans(2);
+const kProjectPlans = new ListPlans<ProjectEntry>(2);
 const kOpenBracket = 0x5b;
 const kCloseBracket = 0x5d;
 /** Past this many cached ids (unknown ids are cached too), the cache starts over: memory stays bounded. */

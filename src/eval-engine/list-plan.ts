@@ -5,7 +5,6 @@
 // its entry is for every context (contextFreeDecision and the route's own rules), and writes the list by
 // walking the plan: a run is copied, an index is decided. A list whose entries are all settled costs a
 // few copies however many flags it has (bench/RESULTS.md, issue 57, item 3).
-import type { ProjectEntry } from './engine.js';
 import type { ResultWriter } from './protocol.js';
 
 /** Runs of entries (Buffers) and the indexes of the flags decided per request, in the list's order. */
@@ -38,22 +37,23 @@ export function listPlan(count: number, entry: (i: number) => Buffer | null | un
 }
 
 /**
- * A route set's plans, kept per compiled project (dropped with it when the store moves), by the route
- * set's variant of the list (`kind`: a small number, such as whether the plan allows audiences) and the
- * environment (one of the project's: projectEnv), so a project keeps a few plans per environment.
+ * A route set's plans, kept per compiled project (the engine's ProjectEntry: dropped with it when the store
+ * moves), by the route set's variant of the list (`kind`: a small number, such as whether the plan allows
+ * audiences) and the environment (one of the project's: projectEnv), so a project keeps a few plans per
+ * environment.
  */
-export class ListPlans {
-  private readonly plans = new WeakMap<ProjectEntry, Map<string, ListPlan>[]>();
+export class ListPlans<Project extends object> {
+  private readonly plans = new WeakMap<Project, Map<string, ListPlan>[]>();
 
   constructor(private readonly kinds: number) {}
 
   /** The plan of `project` for `kind` and `env`, if made (no closure per request: the caller makes and sets it). */
-  get(project: ProjectEntry, kind: number, env: string | null): ListPlan | undefined {
+  get(project: Project, kind: number, env: string | null): ListPlan | undefined {
     const byKind = this.plans.get(project);
     return byKind === undefined ? undefined : byKind[kind]!.get(env ?? '');
   }
 
-  set(project: ProjectEntry, kind: number, env: string | null, plan: ListPlan): void {
+  set(project: Project, kind: number, env: string | null, plan: ListPlan): void {
     let byKind = this.plans.get(project);
     if (byKind === undefined) {
       byKind = Array.from({ length: this.kinds }, () => new Map<string, ListPlan>());

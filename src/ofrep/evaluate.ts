@@ -49,7 +49,7 @@ const kBulkTagForm = 1;
 /** Per compiled project (dropped with it when the store moves): whether one of its rules reads the clock. */
 const kReadsClock = new WeakMap<ProjectEntry, boolean>();
 /** Bulk answers as written for every context (list-plan.ts): by whether the project's plan allows audiences (1) or not (0). */
-const kBulkPlans = new ListPlans(2);
+const kBulkPlans = new ListPlans<ProjectEntry>(2);
 
 /**
  * `{"errorCode", "errorDetails"}` (bulk) or with `key` first (single flag), as bytes; a flag state's

@@ -45,7 +45,7 @@ const kByName = new WeakMap<ProjectEntry, readonly FlagEntry[]>();
  * Toggle lists as written for every context (list-plan.ts), by kind: whether the project's plan allows
  * audiences (2) or not (0), plus 1 for /all (a context-free toggle that is off is in no on-only list).
  */
-const kTogglePlans = new ListPlans(4);
+const kTogglePlans = new ListPlans<ProjectEntry>(4);
 
 /** `routes`: the route set's numbers, kFrontendKinds' order for /api/frontend, then again for /api/proxy. */
 export default function frontendEvaluator(engine: EvalEngine, routes: readonly Route[]): RouteEvaluator {
