@@ -389,12 +389,9 @@ export abstract class LmdbRecords implements StoreWriter {
     this.recordRemoval(kMemberRecords, { orgId: member.orgId, userId: member.userId, role });
   }
 
+  /** A project is a keyed record with lookups (by organisation, by owner): filed as every such record is. */
   putProject(project: Project): void {
-    this.assertConfigTxn();
-    const stored = this.db.projects.get(project.id);
-    refile(this.lookupDatabases(), kProjectRecords, stored, project);
-    this.db.projects.putSync(project.id, project);
-    this.recordPut(kProjectRecords, project, this.recorder.collecting ? stored : undefined);
+    this.putKeyed(kProjectRecords, project);
   }
 
   putAudience(audience: Audience): void {
