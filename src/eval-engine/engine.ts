@@ -27,15 +27,14 @@ import { evalErrorBody, evalExperimentBody, evalFlagBody, evalVariantBody, kAudi
 import {
   blockedByPlan,
   compileStateWith,
-  contextFreeDecision,
   type Decision,
   decideState,
   decisionInExperiment,
   decisionValue,
   type CompiledState,
 } from './evaluate.js';
-import { compileVariants, contextFreeResolution, resolveVariant, type CompiledVariants, unleashVariants } from './variants.js';
-import { type DecidedEntries, ListPlans, type ListPlan, listPlan, writeList } from './list-plan.js';
+import { compileVariants, kPlanRefused, resolveVariant, settledAnswer, type CompiledVariants, unleashVariants } from './variants.js';
+import { type DecidedEntries, ListPlans, listPlan, writeList } from './list-plan.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import { compileUnleash, unleashToggleVariant } from '../unleash-rules/state.js';
 import type { ResultWriter } from './protocol.js';
@@ -160,8 +159,21 @@ export interface Missing {
   readonly body: Buffer;
 }
 
-/** The project route's lists as written for every context (list-plan.ts): by whether the plan allows audiences (1) or not (0). */
-const kProjectPlans = new ListPlans<ProjectEntry>(2);
+/**
+ * The project route's lists as written for every context (list-plan.ts), by whether the plan allows
+ * audiences (1) or not (0): a flag without a state in the environment, or whose audience the plan refuses,
+ * is `enabled: false`; a settled state (settledAnswer) has its one body; the rest are decided per request.
+ */
+const kProjectPlans = new ListPlans<ProjectEntry>(2, (project, kind, env) =>
+  listPlan(project.flags.length, (i) => {
+    const flag = project.flags[i]!;
+    const state = stateInProjectEnv(flag, env);
+    if (state === null) return flag.bodies[0];
+    const settled = settledAnswer(state, kind === 1);
+    if (settled === null) return null;
+    return settled === kPlanRefused ? flag.bodies[0] : decidedBody(flag, state, settled.decision, settled.resolution);
+  }),
+);
 const kOpenBracket = 0x5b;
 const kCloseBracket = 0x5d;
 /** Past this many cached ids (unknown ids are cached too), the cache starts over: memory stays bounded. */
@@ -243,62 +255,16 @@ export class EvalEngine {
     out.pushByte(kOpenBracket);
     this.listFlags = project.flags;
     this.listEnv = env;
-    writeList(out, this.projectPlan(project, env, audiencesAllowed), this.listEntries);
+    writeList(out, kProjectPlans.of(project, audiencesAllowed ? 1 : 0, env), this.listEntries);
     out.pushByte(kCloseBracket);
     out.close(200);
-  }
-
-  /**
-   * The project route's list for `env` and `audiencesAllowed` as written for every context (list-plan.ts):
-   * a flag without a state there, or whose audience the plan refuses, is `enabled: false`; a state
-   * contextFreeDecision decides alone has its one body; the rest are decided per request.
-   */
-  private projectPlan(project: ProjectEntry, env: string | null, audiencesAllowed: boolean): ListPlan {
-    const kind = audiencesAllowed ? 1 : 0;
-    let plan = kProjectPlans.get(project, kind, env);
-    if (plan === undefined) {
-      const flags = project.flags;
-      plan = listPlan(flags.length, (i) => {
-        const flag = flags[i]!;
-        const state = stateInProjectEnv(flag, env);
-        if (state === null || blockedByPlan(state, audiencesAllowed)) return flag.bodies[0];
-        const decision = contextFreeDecision(state);
-        if (decision === null) return null;
-        if (state.variants === null) return this.decidedBody(flag, state, decision, null);
-        const answer = contextFreeResolution(state.variants, decision);
-        return answer === null ? null : this.decidedBody(flag, state, decision, answer);
-      });
-      kProjectPlans.set(project, kind, env, plan);
-    }
-    return plan;
   }
 
   /** The 200 body of `state` for the parsed request: one of the flag version's prebuilt bodies. */
   private answerBody(entry: FlagEntry, state: EvalState): Buffer {
     const decision = decideState(state, this.query);
-    if (state.variants === null) return this.decidedBody(entry, state, decision, null);
-    return this.decidedBody(entry, state, decision, resolveVariant(state.variants, decision, this.query, this.now));
-  }
-
-  /** The body for a gate `decision` and, for a typed state, the variant's answer (`resolution`); built once per version. */
-  private decidedBody(entry: FlagEntry, state: EvalState, decision: Decision, resolution: Resolution | null): Buffer {
-    const enabled = decisionValue(decision);
-    if (state.variants === null || resolution === null) {
-      const experiment = state.experimentBodies;
-      if (experiment === null) return entry.bodies[enabled ? 1 : 0];
-      experiment.eval[decision] ??= evalExperimentBody(entry, state.experiment!, enabled, decisionInExperiment(decision));
-      return experiment.eval[decision];
-    }
-    // A rule's error names its cause (a new answer each time); the body says only "no value": one per state.
-    const answer = resolution.errorCode === undefined ? resolution : state.variants.flag.answers.ruleFailed;
-    entry.variantBodies ??= [new Map(), new Map()];
-    const bodies = entry.variantBodies[enabled ? 1 : 0];
-    let body = bodies.get(answer);
-    if (body === undefined) {
-      body = evalVariantBody(entry, enabled, answer, state.experiment, unleashToggleVariant(answer)?.variant.payload);
-      bodies.set(answer, body);
-    }
-    return body;
+    if (state.variants === null) return decidedBody(entry, state, decision, null);
+    return decidedBody(entry, state, decision, resolveVariant(state.variants, decision, this.query, this.now));
   }
 
   /** The compiled flag for a path id as sent (decoded if percent-encoded), or its 404. */
@@ -570,4 +536,25 @@ function missingProject(id: string): Missing {
 
 function unknownEnvBody(what: 'flag' | 'project', env: string, validEnvs: string): Buffer {
   return evalErrorBody('NOT_FOUND', `Unknown environment "${env}" for this ${what}; ${validEnvs}.`);
+}
+
+/** The body for a gate `decision` and, for a typed state, the variant's answer (`resolution`); built once per version. */
+function decidedBody(entry: FlagEntry, state: EvalState, decision: Decision, resolution: Resolution | null): Buffer {
+  const enabled = decisionValue(decision);
+  if (state.variants === null || resolution === null) {
+    const experiment = state.experimentBodies;
+    if (experiment === null) return entry.bodies[enabled ? 1 : 0];
+    experiment.eval[decision] ??= evalExperimentBody(entry, state.experiment!, enabled, decisionInExperiment(decision));
+    return experiment.eval[decision];
+  }
+  // A rule's error names its cause (a new answer each time); the body says only "no value": one per state.
+  const answer = resolution.errorCode === undefined ? resolution : state.variants.flag.answers.ruleFailed;
+  entry.variantBodies ??= [new Map(), new Map()];
+  const bodies = entry.variantBodies[enabled ? 1 : 0];
+  let body = bodies.get(answer);
+  if (body === undefined) {
+    body = evalVariantBody(entry, enabled, answer, state.experiment, unleashToggleVariant(answer)?.variant.payload);
+    bodies.set(answer, body);
+  }
+  return body;
 }

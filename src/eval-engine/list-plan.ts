@@ -40,26 +40,30 @@ export function listPlan(count: number, entry: (i: number) => Buffer | null | un
  * A route set's plans, kept per compiled project (the engine's ProjectEntry: dropped with it when the store
  * moves), by the route set's variant of the list (`kind`: a small number, such as whether the plan allows
  * audiences) and the environment (one of the project's: projectEnv), so a project keeps a few plans per
- * environment.
+ * environment. `build` makes one the first time it is asked for (given once: no closure per request).
  */
 export class ListPlans<Project extends object> {
   private readonly plans = new WeakMap<Project, Map<string, ListPlan>[]>();
 
-  constructor(private readonly kinds: number) {}
+  constructor(
+    private readonly kinds: number,
+    private readonly build: (project: Project, kind: number, env: string | null) => ListPlan,
+  ) {}
 
-  /** The plan of `project` for `kind` and `env`, if made (no closure per request: the caller makes and sets it). */
-  get(project: Project, kind: number, env: string | null): ListPlan | undefined {
-    const byKind = this.plans.get(project);
-    return byKind === undefined ? undefined : byKind[kind]!.get(env ?? '');
-  }
-
-  set(project: Project, kind: number, env: string | null, plan: ListPlan): void {
+  of(project: Project, kind: number, env: string | null): ListPlan {
     let byKind = this.plans.get(project);
     if (byKind === undefined) {
       byKind = Array.from({ length: this.kinds }, () => new Map<string, ListPlan>());
       this.plans.set(project, byKind);
     }
-    byKind[kind]!.set(env ?? '', plan);
+    const byEnv = byKind[kind]!;
+    const key = env ?? '';
+    let plan = byEnv.get(key);
+    if (plan === undefined) {
+      plan = this.build(project, kind, env);
+      byEnv.set(key, plan);
+    }
+    return plan;
   }
 }
 

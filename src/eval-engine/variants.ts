@@ -25,7 +25,18 @@ import { evaluateFlag } from '../targeting/evaluate.js';
 import { readsClock } from '../targeting/reads-clock.js';
 import type { SharedRules } from '../targeting/compile-rule.js';
 import { type CompiledUnleash, latestUnleashAnswer } from '../unleash-rules/state.js';
-import { type Decision, decidedBy, decisionValue, kDecidedAudience, kDecidedCohort, kDecidedDisabled, kDecidedStatic } from './evaluate.js';
+import {
+  blockedByPlan,
+  type CompiledState,
+  contextFreeDecision,
+  type Decision,
+  decidedBy,
+  decisionValue,
+  kDecidedAudience,
+  kDecidedCohort,
+  kDecidedDisabled,
+  kDecidedStatic,
+} from './evaluate.js';
 
 /** What a request gives a rule: its whole evaluation context, built only when a rule runs. */
 export interface RuleContext {
@@ -141,14 +152,31 @@ export function unleashVariants(state: CompiledUnleash): CompiledVariants {
   };
 }
 
+/** What every context gets from a state: its gate's decision and, for a typed state, the variant's answer. */
+export interface SettledAnswer {
+  readonly decision: Decision;
+  readonly resolution: Resolution | null;
+}
+
+/** A state whose audience the organisation's plan refuses: each route set answers it its own way. */
+export const kPlanRefused = 'planRefused';
+
 /**
- * resolveVariant's answer for a `decision` no context changed (contextFreeDecision's), or null where the
- * context still can: a caller let into a state whose rule runs (a rule reads the context, and may read
- * the clock). Every route set that lists a project's flags asks it to write such a flag once per version.
+ * What `state` answers whatever the context, or null where the context (or the clock) can change it: the
+ * plan's refusal of its audience, a decision contextFreeDecision takes alone, and for a typed state the
+ * variant's answer where no rule runs (a rule reads the context). The one rule every list of a project's
+ * flags asks, once per flag version (list-plan.ts); each route set says the answer in its own shape.
  */
-export function contextFreeResolution(variants: CompiledVariants, decision: Decision): Resolution | null {
-  if (decisionValue(decision) && variants.flag.rule !== null) return null;
-  return resolveVariant(variants, decision, kNoRuleContext, 0);
+export function settledAnswer(
+  state: CompiledState & { readonly variants: CompiledVariants | null },
+  audiencesAllowed: boolean,
+): SettledAnswer | typeof kPlanRefused | null {
+  if (blockedByPlan(state, audiencesAllowed)) return kPlanRefused;
+  const decision = contextFreeDecision(state);
+  if (decision === null) return null;
+  if (state.variants === null) return { decision, resolution: null };
+  if (decisionValue(decision) && state.variants.flag.rule !== null) return null;
+  return { decision, resolution: resolveVariant(state.variants, decision, kNoRuleContext, 0) };
 }
 
 /** What resolveVariant is given where no rule runs: reading it is a defect, never a wrong answer. */

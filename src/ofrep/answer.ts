@@ -13,7 +13,6 @@
 import {
   blockedByPlan,
   type CompiledState,
-  contextFreeDecision,
   decideState,
   decidedBy,
   type EvalContext,
@@ -24,7 +23,7 @@ import {
   kDecidedSplit,
   kDecidedStatic,
 } from '../eval-engine/evaluate.js';
-import { type CompiledVariants, contextFreeResolution, resolveVariant, type RuleContext } from '../eval-engine/variants.js';
+import { type CompiledVariants, kPlanRefused, resolveVariant, type RuleContext, settledAnswer } from '../eval-engine/variants.js';
 import type { OfrepReason } from '../model/ofrep-schemas.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 
@@ -69,16 +68,12 @@ export function ofrepAnswer(
   return resolveVariant(state.variants, decision, ctx, nowMs);
 }
 
-/**
- * ofrepAnswer's answer for `state` whatever the context, or null where the context can change it: the
- * plan's refusal of an audience, and every state contextFreeDecision decides alone, but for a caller let
- * into a typed state whose rule runs (contextFreeResolution).
- */
+/** ofrepAnswer's answer for `state` whatever the context, or null where the context can change it (settledAnswer). */
 export function contextFreeAnswer(state: OfrepState, audiencesAllowed: boolean): number | Resolution | null {
-  if (blockedByPlan(state, audiencesAllowed)) return kSlotAudiencePlan;
-  const decision = contextFreeDecision(state);
-  if (decision === null) return null;
-  return state.variants === null ? decision : contextFreeResolution(state.variants, decision);
+  const settled = settledAnswer(state, audiencesAllowed);
+  if (settled === null) return null;
+  if (settled === kPlanRefused) return kSlotAudiencePlan;
+  return settled.resolution ?? settled.decision;
 }
 
 /** The roll is never used: a decision that would roll is answered TARGETING_KEY_MISSING. */

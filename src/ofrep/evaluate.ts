@@ -25,7 +25,7 @@ import { decidedBy, type Decision, decisionInExperiment } from '../eval-engine/e
 import { experimentMetadata } from '../model/flags.js';
 import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
-import { type DecidedEntries, ListPlans, type ListPlan, listPlan, writeList } from '../eval-engine/list-plan.js';
+import { type DecidedEntries, ListPlans, listPlan, writeList } from '../eval-engine/list-plan.js';
 import { kRevisionNotReachedDetail } from '../http/revisions.js';
 import type { ResultWriter } from '../eval-engine/protocol.js';
 import { OfrepContext } from './context.js';
@@ -48,8 +48,20 @@ const kCommaBytes = Buffer.from(',');
 const kBulkTagForm = 1;
 /** Per compiled project (dropped with it when the store moves): whether one of its rules reads the clock. */
 const kReadsClock = new WeakMap<ProjectEntry, boolean>();
-/** Bulk answers as written for every context (list-plan.ts): by whether the project's plan allows audiences (1) or not (0). */
-const kBulkPlans = new ListPlans<ProjectEntry>(2);
+/**
+ * Bulk answers as written for every context (list-plan.ts), by whether the project's plan allows audiences
+ * (1) or not (0): each flag's two entries where no context changes them.
+ */
+const kBulkPlans = new ListPlans<ProjectEntry>(2, (project, kind, env) =>
+  listPlan(project.flags.length, (i) => {
+    const flag = project.flags[i]!;
+    const state = stateInProjectEnv(flag, env)!;
+    const answer = contextFreeAnswer(state, kind === 1);
+    if (answer === null) return null;
+    if (typeof answer === 'number') return flagPair(flag, state, answer);
+    return answer.errorCode === undefined ? variantPair(flag, state, answer) : null;
+  }),
+);
 
 /**
  * `{"errorCode", "errorDetails"}` (bulk) or with `key` first (single flag), as bytes; a flag state's
@@ -212,7 +224,7 @@ export class OfrepEvaluator {
     this.listEnv = env;
     this.listAllowed = audiencesAllowed;
     this.erred = false;
-    writeList(out, bulkPlan(project, env, audiencesAllowed), this.listEntries);
+    writeList(out, kBulkPlans.of(project, audiencesAllowed ? 1 : 0, env), this.listEntries);
     return this.erred;
   }
 
@@ -259,25 +271,6 @@ export class OfrepEvaluator {
  */
 function contextTag(project: ProjectEntry, body: string, audiencesAllowed: boolean): Buffer {
   return etag(project.configTag, Buffer.from(`${kBulkTagForm}${audiencesAllowed ? 'a' : '-'}${project.id}\n${body}`));
-}
-
-/** The project's bulk plan for `env` and `audiencesAllowed`: each flag's entries where no context changes them. */
-function bulkPlan(project: ProjectEntry, env: string | null, audiencesAllowed: boolean): ListPlan {
-  const kind = audiencesAllowed ? 1 : 0;
-  let plan = kBulkPlans.get(project, kind, env);
-  if (plan === undefined) {
-    const flags = project.flags;
-    plan = listPlan(flags.length, (i) => {
-      const flag = flags[i]!;
-      const state = stateInProjectEnv(flag, env)!;
-      const answer = contextFreeAnswer(state, audiencesAllowed);
-      if (answer === null) return null;
-      if (typeof answer === 'number') return flagPair(flag, state, answer);
-      return answer.errorCode === undefined ? variantPair(flag, state, answer) : null;
-    });
-    kBulkPlans.set(project, kind, env, plan);
-  }
-  return plan;
 }
 
 /** Whether a rule of one of the project's flags (any environment) may read `$flagd.timestamp`; once per compiled project. */

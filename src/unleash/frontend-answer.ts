@@ -17,8 +17,8 @@
 // Bodies are built once per flag version and answer, never per request (kept with the compiled entry,
 // dropped with it when the store moves).
 import type { EvalState, FlagEntry } from '../eval-engine/engine.js';
-import { blockedByPlan, contextFreeDecision, decideState, decisionValue, type EvalContext } from '../eval-engine/evaluate.js';
-import { type CompiledVariants, contextFreeResolution, resolveVariant, type RuleContext } from '../eval-engine/variants.js';
+import { blockedByPlan, decideState, decisionValue, type EvalContext } from '../eval-engine/evaluate.js';
+import { type CompiledVariants, kPlanRefused, resolveVariant, type RuleContext, settledAnswer } from '../eval-engine/variants.js';
 import type { VariantValue } from '../targeting/definition.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import type { UnleashPayload, UnleashToggle, UnleashVariant } from './frontend-schemas.js';
@@ -87,17 +87,18 @@ function sayable(variants: CompiledVariants, answer: Resolution): Resolution {
 
 /**
  * decideToggle's decision for `state` whatever the context (an object of its own), or null where the
- * context can change it (contextFreeDecision, contextFreeResolution): a project's list writes those
- * toggles once per flag version (frontend-evaluator.ts).
+ * context can change it (settledAnswer): a project's list writes those toggles once per flag version
+ * (frontend-evaluator.ts).
  */
 export function contextFreeToggle(state: EvalState, audiencesAllowed: boolean): ToggleDecision | null {
-  if (blockedByPlan(state, audiencesAllowed)) return { enabled: false, answer: null };
-  const decision = contextFreeDecision(state);
-  if (decision === null) return null;
-  const enabled = decisionValue(decision);
-  if (state.variants === null) return { enabled, answer: null };
-  const answer = contextFreeResolution(state.variants, decision);
-  return answer === null ? null : { enabled, answer: sayable(state.variants, answer) };
+  const settled = settledAnswer(state, audiencesAllowed);
+  if (settled === null) return null;
+  if (settled === kPlanRefused) return { enabled: false, answer: null };
+  const { decision, resolution } = settled;
+  return {
+    enabled: decisionValue(decision),
+    answer: resolution === null || state.variants === null ? null : sayable(state.variants, resolution),
+  };
 }
 
 /** The toggle's JSON for `flag` and `decision`, built on first use and kept with the flag version. */

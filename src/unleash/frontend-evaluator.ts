@@ -2,7 +2,7 @@
 // snapshot (src/client-keys/access.ts), the context read (context.ts), each flag of the key's project
 // environment evaluated by the worker's engine, as the Evaluation API evaluates it, and said as a toggle
 // (frontend-answer.ts). Toggles no context changes (off, or on for everyone) are written as runs kept with
-// the compiled project (togglePlan), not decided per request.
+// the compiled project (kTogglePlans), not decided per request.
 //
 // The key decides the project and the environment (docs/decisions.md: Unleash's front-end API); the
 // context's `environment` is not read. The ETag is a hash of the answer's bytes, as Unleash Edge's is: a
@@ -29,7 +29,7 @@ import type { ClientKey } from '../client-keys/records.js';
 import { UnleashContext } from './context.js';
 import { contextFreeToggle, decideToggle, type ToggleDecision, toggleBody } from './frontend-answer.js';
 import { type FrontendKind, kFrontendKinds } from './frontend-kinds.js';
-import { type DecidedEntries, ListPlans, type ListPlan, listPlan, writeList } from '../eval-engine/list-plan.js';
+import { type DecidedEntries, ListPlans, listPlan, writeList } from '../eval-engine/list-plan.js';
 
 const kOpen = Buffer.from('{"toggles":[');
 const kClose = Buffer.from(']}');
@@ -45,7 +45,16 @@ const kByName = new WeakMap<ProjectEntry, readonly FlagEntry[]>();
  * Toggle lists as written for every context (list-plan.ts), by kind: whether the project's plan allows
  * audiences (2) or not (0), plus 1 for /all (a context-free toggle that is off is in no on-only list).
  */
-const kTogglePlans = new ListPlans<ProjectEntry>(4);
+const kTogglePlans = new ListPlans<ProjectEntry>(4, (project, kind, env) => {
+  const flags = byName(project);
+  const all = kind % 2 === 1;
+  return listPlan(flags.length, (i) => {
+    const state = stateInProjectEnv(flags[i]!, env);
+    const decision = state === null ? kOff : contextFreeToggle(state, kind >= 2);
+    if (decision === null) return null;
+    return all || decision.enabled ? toggleBody(flags[i]!, decision) : undefined;
+  });
+});
 
 /** `routes`: the route set's numbers, kFrontendKinds' order for /api/frontend, then again for /api/proxy. */
 export default function frontendEvaluator(engine: EvalEngine, routes: readonly Route[]): RouteEvaluator {
@@ -132,7 +141,7 @@ export class FrontendEvaluator {
     this.listAll = all;
     out.open();
     out.push(kOpen);
-    writeList(out, togglePlan(project, env, audiencesAllowed, all), this.listEntries);
+    writeList(out, kTogglePlans.of(project, (audiencesAllowed ? 2 : 0) + (all ? 1 : 0), env), this.listEntries);
     out.push(kClose);
     return null;
   }
@@ -169,23 +178,6 @@ interface Refusal {
 function environmentGone(key: ClientKey): Refusal {
   const detail = `Client key ${key.id}'s environment is no longer one of its project's: make a key of one that is.`;
   return { status: 403, body: evalErrorBody('FORBIDDEN', detail) };
-}
-
-/** The project's toggle plan for `env`, `audiencesAllowed` and the list (`all`, or the on ones). */
-function togglePlan(project: ProjectEntry, env: string | null, audiencesAllowed: boolean, all: boolean): ListPlan {
-  const kind = (audiencesAllowed ? 2 : 0) + (all ? 1 : 0);
-  let plan = kTogglePlans.get(project, kind, env);
-  if (plan === undefined) {
-    const flags = byName(project);
-    plan = listPlan(flags.length, (i) => {
-      const state = stateInProjectEnv(flags[i]!, env);
-      const decision = state === null ? kOff : contextFreeToggle(state, audiencesAllowed);
-      if (decision === null) return null;
-      return all || decision.enabled ? toggleBody(flags[i]!, decision) : undefined;
-    });
-    kTogglePlans.set(project, kind, env, plan);
-  }
-  return plan;
 }
 
 function byName(project: ProjectEntry): readonly FlagEntry[] {
