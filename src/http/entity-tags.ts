@@ -1,12 +1,14 @@
 // Entity tags (RFC 9110 §8.8.3) of answers built from a content hash, and If-None-Match against them: the
 // OFREP bulk answer (src/ofrep/evaluate.ts) and the native snapshot (src/snapshots/routes.ts). And the one
 // reading of an If-Match list: a flag's edit (src/flags/flag-version.ts), SCIM's writes, an approval's.
-import { murmur3x86_32 } from '../bytes/murmur3.js';
+import { murmur3x86_32Pair } from '../bytes/murmur3.js';
 
 const kQuote = 0x22;
 const kDash = 0x2d;
 const kHexDigits = Buffer.from('0123456789abcdef', 'latin1');
 const kNotAscii = /[\u0080-\uffff]/;
+/** The two hashes of the body being tagged (etag): written, then read at once. */
+const kHashes = new Uint32Array(2);
 
 /**
  * `"<config tag>-<64-bit hash of the body>"`: strong, since it names these exact bytes. The hash
@@ -26,8 +28,9 @@ export function etag(configTag: string, body: Uint8Array): Buffer {
   if (ascii) for (let i = 0; i < configTag.length; i++) tag[i + 1] = configTag.charCodeAt(i);
   else tag.write(configTag, 1);
   tag[headLength] = kDash;
-  let at = hexDigits(tag, headLength + 1, murmur3x86_32(body, body.length, 0));
-  at = hexDigits(tag, at, murmur3x86_32(body, body.length, 0x9747b28c));
+  murmur3x86_32Pair(body, 0, 0x9747b28c, kHashes);
+  let at = hexDigits(tag, headLength + 1, kHashes[0]!);
+  at = hexDigits(tag, at, kHashes[1]!);
   tag[at] = kQuote;
   return tag;
 }

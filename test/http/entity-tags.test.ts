@@ -3,7 +3,7 @@
 // on every build, or every client's next request is a 200 where a 304 would do.
 import t from 'tap';
 import { etag } from '../../src/http/entity-tags.js';
-import { murmur3x86_32 } from '../../src/bytes/murmur3.js';
+import { murmur3x86_32, murmur3x86_32Pair } from '../../src/bytes/murmur3.js';
 import { random } from '../helpers/seeded-random.js';
 
 /** Tags made by the build before the tag was written byte by byte (main at 0d13d65f), for these inputs. */
@@ -34,4 +34,31 @@ t.test('a tag is the configuration tag and both hashes as 8 hex digits each, for
     if (etag(configTag, body).toString() !== expected) differ++;
   }
   t.equal(differ, 0, 'every tag as the formula writes it');
+});
+
+t.test('both hashes in one pass are the two passes, at any offset and length', async (t) => {
+  const next = random(58);
+  // One pool, so that bodies start at every offset modulo 4 of its buffer (the pass reads whole words).
+  const pool = Buffer.alloc(100_004);
+  for (let j = 0; j < pool.length; j++) pool[j] = Math.floor(next() * 256);
+  const into = new Uint32Array(2);
+  let differ = 0;
+  let checked = 0;
+  // Every tail length at every offset, then random lengths up to a large front-end answer's (tens of KB).
+  const lengths = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 32, 33];
+  for (let i = 0; i < 400; i++) lengths.push(Math.floor(next() * (i < 300 ? 2_000 : 100_000)));
+  for (const length of lengths) {
+    for (let offset = 0; offset < 4; offset++) {
+      const body = pool.subarray(offset, offset + length);
+      const seeds = checked % 2 === 0 ? [0, 0x9747b28c] : [Math.floor(next() * 2 ** 32), Math.floor(next() * 2 ** 32)];
+      murmur3x86_32Pair(body, seeds[0]!, seeds[1]!, into);
+      if (into[0] !== murmur3x86_32(body, length, seeds[0]) || into[1] !== murmur3x86_32(body, length, seeds[1])) differ++;
+      checked++;
+    }
+  }
+  t.equal(checked, lengths.length * 4);
+  t.equal(differ, 0, 'every pair as two passes give it');
+  // A tag of a body inside a larger buffer is the tag of the same bytes alone.
+  const inside = pool.subarray(3, 30_003);
+  t.equal(etag('ab12cd34', inside).toString(), etag('ab12cd34', Buffer.from(inside)).toString());
 });
