@@ -11,8 +11,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import t from 'tap';
-import ts from 'typescript';
 import { kCapabilities } from '../../src/capabilities.js';
+import { type TypeScript, ts } from '../helpers/typescript.js';
 
 const kSrc = new URL('../../../src/', import.meta.url);
 const kList = 'capabilities.ts';
@@ -45,7 +45,7 @@ function placeOf(module: string): string {
 function capabilityFolders(): string[] {
   const source = ts.createSourceFile(kList, readFileSync(new URL(kList, kSrc), 'utf8'), ts.ScriptTarget.Latest);
   const from = new Map<string, string>();
-  let listed: readonly ts.Expression[] = [];
+  let listed: readonly TypeScript.Expression[] = [];
   for (const statement of source.statements) {
     if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
       const bindings = statement.importClause?.namedBindings;

@@ -6,8 +6,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import ts from 'typescript';
 import { loadAssets } from '../../../src/web-console/assets.js';
+import { ts } from '../../helpers/typescript.js';
 
 const kServed = new URL('../../../src/web-console/browser/', import.meta.url);
 const kRoot = fileURLToPath(new URL('../../../../', import.meta.url));
