@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import t from 'tap';
 import { bucket } from '../../src/eval-engine/bucket.js';
+import { call, type Reply } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { buildEvalWorld } from './eval-world.js';
 
@@ -20,17 +21,10 @@ t.teardown(async () => {
   rmSync(world.dataDir, { recursive: true, force: true });
 });
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-}
-
+/** A GET as fetch makes it (helpers/http.ts: without loading undici); every answer here is JSON. */
 async function get(path: string): Promise<Reply> {
-  const res = await fetch(`${server.baseUrl}${path}`);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, text, json: JSON.parse(text) };
+  const r = await call(server.baseUrl, 'GET', path);
+  return { ...r, json: JSON.parse(r.text) };
 }
 const flag = (id: string, query = '') => get(`/v1/flags/${id}${query === '' ? '' : `?${query}`}`);
 const project = (id: string, query = '') => get(`/v1/flags/project/${id}${query === '' ? '' : `?${query}`}`);
@@ -194,10 +188,9 @@ t.test('other /v1 paths and methods: 404 JSON; preflight answered', async (t) =>
   const r = await get('/v1/nothing');
   t.equal(r.status, 404);
   t.ok(r.json.error);
-  const post = await fetch(`${server.baseUrl}/v1/flags/${ids.on}`, { method: 'POST' });
+  const post = await call(server.baseUrl, 'POST', `/v1/flags/${ids.on}`);
   t.equal(post.status, 404);
-  await post.text();
-  const pre = await fetch(`${server.baseUrl}/v1/flags/${ids.on}`, { method: 'OPTIONS' });
+  const pre = await call(server.baseUrl, 'OPTIONS', `/v1/flags/${ids.on}`);
   t.equal(pre.status, 204);
   t.equal(pre.headers.get('access-control-allow-origin'), '*');
 });
