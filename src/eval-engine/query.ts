@@ -13,6 +13,7 @@
 // treated as absent.
 import type { UnleashFields } from '../unleash-rules/constraints.js';
 import { FlatUnleashFields } from '../unleash-rules/fields.js';
+import { decodeFormComponent, FormPairs } from '../http/form-urlencoded.js';
 import type { EvalContext } from './evaluate.js';
 import type { RuleContext } from './variants.js';
 
@@ -22,9 +23,6 @@ import type { RuleContext } from './variants.js';
  * as attribute names from this list.
  */
 export const kContextFields: ReadonlySet<string> = new Set(['targetingKey', 'cohort', 'env']);
-
-const kPercent = 37; // '%'
-const kPlus = 43; // '+'
 
 /**
  * One parsed query string. Each eval worker reuses one instance for every request (parse() resets it),
@@ -44,6 +42,7 @@ export class EvalQuery implements EvalContext, RuleContext {
   private count = 0;
   /** ruleData()'s object for this query, once built. */
   private data: Record<string, string> | null = null;
+  private readonly pairs = new FormPairs();
 
   /** Parses `raw` (the part after "?", undecoded); false when it cannot be decoded (see `error`). */
   parse(raw: string): boolean {
@@ -60,44 +59,37 @@ export class EvalQuery implements EvalContext, RuleContext {
     // three fields are told apart in place, without a string for their names (the hot path: one scan
     // of the query for each of the two characters, instead of one per name and value).
     const plain = raw.indexOf('%') === -1 && raw.indexOf('+') === -1;
-    const end = raw.length;
-    let start = 0;
-    while (start < end) {
-      let amp = raw.indexOf('&', start);
-      if (amp === -1) amp = end;
-      if (amp > start) {
-        let eq = raw.indexOf('=', start);
-        if (eq === -1 || eq > amp) eq = amp;
-        let name: string | null = null;
-        let field: Field;
-        let value: string | null;
-        if (plain) {
-          field = fieldAt(raw, start, eq);
-          value = eq < amp ? raw.slice(eq + 1, amp) : '';
-        } else {
-          name = decodeComponent(raw, start, eq);
-          if (name === null) return this.fail(describeFailure(null, raw.slice(start, eq)));
-          field = fieldAt(name, 0, name.length);
-          value = eq < amp ? decodeComponent(raw, eq + 1, amp) : '';
-          if (value === null) return this.fail(describeFailure(name, raw.slice(eq + 1, amp)));
-          if (field === kFieldCohort && value.length > 0 && raw.lastIndexOf('+', amp - 1) > eq) return this.fail(kCohortPlusDetail);
-        }
-        if (field === kFieldCohort) {
-          if (!seenCohort) this.cohort = value === '' ? null : value;
-          seenCohort = true;
-        } else if (field === kFieldTargetingKey) {
-          if (!seenKey) this.targetingKey = value === '' ? null : value;
-          seenKey = true;
-        } else if (field === kFieldEnv) {
-          if (!seenEnv) this.env = value === '' ? null : value;
-          seenEnv = true;
-        } else {
-          this.names[this.count] = name ?? raw.slice(start, eq);
-          this.values[this.count] = value;
-          this.count++;
-        }
+    const pairs = this.pairs.over(raw, 0);
+    while (pairs.next()) {
+      const { start, eq, end: amp } = pairs;
+      let name: string | null = null;
+      let field: Field;
+      let value: string | null;
+      if (plain) {
+        field = fieldAt(raw, start, eq);
+        value = eq < amp ? raw.slice(eq + 1, amp) : '';
+      } else {
+        name = decodeFormComponent(raw, start, eq);
+        if (name === null) return this.fail(describeFailure(null, raw.slice(start, eq)));
+        field = fieldAt(name, 0, name.length);
+        value = eq < amp ? decodeFormComponent(raw, eq + 1, amp) : '';
+        if (value === null) return this.fail(describeFailure(name, raw.slice(eq + 1, amp)));
+        if (field === kFieldCohort && value.length > 0 && raw.lastIndexOf('+', amp - 1) > eq) return this.fail(kCohortPlusDetail);
       }
-      start = amp + 1;
+      if (field === kFieldCohort) {
+        if (!seenCohort) this.cohort = value === '' ? null : value;
+        seenCohort = true;
+      } else if (field === kFieldTargetingKey) {
+        if (!seenKey) this.targetingKey = value === '' ? null : value;
+        seenKey = true;
+      } else if (field === kFieldEnv) {
+        if (!seenEnv) this.env = value === '' ? null : value;
+        seenEnv = true;
+      } else {
+        this.names[this.count] = name ?? raw.slice(start, eq);
+        this.values[this.count] = value;
+        this.count++;
+      }
     }
     return true;
   }
@@ -155,27 +147,6 @@ function fieldAt(raw: string, start: number, end: number): Field {
       return raw.startsWith('env', start) ? kFieldEnv : kFieldAttribute;
     default:
       return kFieldAttribute;
-  }
-}
-
-/** `raw[start..end)` decoded, or null when it is not decodable. */
-function decodeComponent(raw: string, start: number, end: number): string | null {
-  const text = raw.slice(start, end);
-  // Fast path: nothing to decode, the slice is the value (the common case for ids and keys).
-  let plain = true;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === kPercent || c === kPlus) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return text;
-  try {
-    // decodeURIComponent rejects both malformed escapes and invalid UTF-8 (overlong forms, surrogates).
-    return decodeURIComponent(text.includes('+') ? text.replaceAll('+', ' ') : text);
-  } catch {
-    return null;
   }
 }
 
