@@ -127,7 +127,11 @@ export class UnleashContext implements EvalContext, RuleContext, UnleashFields {
     return this.properties.get(name);
   }
 
-  /** What a flagd rule reads: targetingKey, cohort and env, then every property (the Evaluation API's shape). */
+  /**
+   * What a flagd rule reads: targetingKey, cohort and env, then every property that is an attribute (the
+   * Evaluation API's shape for the same caller, whose query's targetingKey, cohort and env are never
+   * attributes: a property `targetingKey` or `env` is not the targeting key or the environment here either).
+   */
   ruleData(): Readonly<Record<string, string>> {
     if (this.data !== null) return this.data;
     const data: Record<string, string> = {};
@@ -140,7 +144,7 @@ export class UnleashContext implements EvalContext, RuleContext, UnleashFields {
     put('targetingKey', this.targetingKey);
     put('cohort', this.cohort);
     put('env', this.env);
-    for (const [name, value] of this.properties) put(name, value);
+    for (const [name, value] of this.properties) if (isAttribute(name)) put(name, value);
     this.data = data;
     return data;
   }

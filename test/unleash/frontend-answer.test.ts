@@ -71,6 +71,9 @@ t.test('a query as unleash-proxy-client writes it: userId the key, properties[] 
   t.equal(ctx.attribute('targetingKey'), undefined, 'never attributes in Flagwire');
   t.equal(ctx.attribute('env'), undefined);
   t.equal(ctx.targetingKey, null, 'a property is never the targeting key');
+  t.same(ctx.ruleData(), {}, "nor what a flagd rule reads as the key or the environment, as on the Evaluation API's query");
+  t.ok(ctx.parseBody(JSON.stringify({ context: { targetingKey: 'x', env: 'prod', properties: { plan: 'pro' } } })));
+  t.same(ctx.ruleData(), { plan: 'pro' }, 'a body the same');
 });
 
 /**
@@ -95,7 +98,7 @@ function readWithUrlSearchParams(raw: string) {
 
 const ascii = (text: string) => text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-/** What a flagd rule reads of such a context (UnleashContext#ruleData): the key, the cohort, then each property not yet named. */
+/** What a flagd rule reads of such a context (UnleashContext#ruleData): the key, the cohort, then each other property but targetingKey and env. */
 function ruleData(targetingKey: string | null, properties: Map<string, string>): Record<string, string> {
   const data: Record<string, string> = {};
   const put = (name: string, value: string | null | undefined) => {
@@ -104,7 +107,7 @@ function ruleData(targetingKey: string | null, properties: Map<string, string>):
   };
   put('targetingKey', targetingKey);
   put('cohort', properties.get('cohort'));
-  for (const [name, value] of properties) put(name, value);
+  for (const [name, value] of properties) if (name !== 'targetingKey' && name !== 'env') put(name, value);
   return data;
 }
 
