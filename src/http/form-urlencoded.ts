@@ -6,6 +6,8 @@
 const kPercent = 37; // '%'
 const kPlus = 43; // '+'
 const kSpace = ' ';
+/** FormPairs' nextEq before its first search. */
+const kUnknown = -2;
 
 /**
  * The pairs of a query, as URLSearchParams splits them: on "&", empty pieces skipped, the name up to the
@@ -19,11 +21,18 @@ export class FormPairs {
   end = 0;
   private raw = '';
   private from = 0;
+  /**
+   * The first "=" at or after the pair being read, -1 when none is left, kUnknown before the first search:
+   * a search is made again only once the pairs have passed it, so a query of many pairs without "=" is read
+   * in one pass, not one search to its end per pair (2,000 such pairs: 99 µs a parse before).
+   */
+  private nextEq = kUnknown;
 
   /** Walks `raw` from `from` (past a leading "?" where the reader drops one). */
   over(raw: string, from: number): this {
     this.raw = raw;
     this.from = from;
+    this.nextEq = kUnknown;
     return this;
   }
 
@@ -36,8 +45,8 @@ export class FormPairs {
       if (amp === -1) amp = length;
       this.from = amp + 1;
       if (amp > start) {
-        let eq = raw.indexOf('=', start);
-        if (eq === -1 || eq > amp) eq = amp;
+        if (this.nextEq === kUnknown || (this.nextEq !== -1 && this.nextEq < start)) this.nextEq = raw.indexOf('=', start);
+        const eq = this.nextEq === -1 || this.nextEq > amp ? amp : this.nextEq;
         this.start = start;
         this.eq = eq;
         this.end = amp;
