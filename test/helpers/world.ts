@@ -2,6 +2,8 @@
 // written straight into the data dir with the writer's own command functions.
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { Store } from './store.js';
+import { markIntact } from '../../src/store/intact-mark.js';
+import { dataFilePath } from '../../src/store/layout.js';
 import {
   runCommand,
   runOutcome,
@@ -112,6 +114,13 @@ export function buildWorld(dataDir: string): World {
   };
   // Org Free drops below Teams after its token was made: the token exists but the API refuses it (402).
   run('orgUpdate', { orgId: orgFree, plan: 'free' });
+  // The file as this process just wrote it, through the store's own commits, is marked intact as a
+  // server's clean stop marks its file, so that a server started on the world right away (startWorldServer)
+  // does not read it through first (src/store/intact-mark.ts: the probe, a process of its own, about 50 ms
+  // of CPU and more of wall at each start). A test that writes more first moves the file's change time, and
+  // that start reads it through as after any other writer; test/reliability/clean-stop.test.ts takes the
+  // mark away to start on a file no server stopped on.
+  markIntact(dataFilePath(dataDir));
   const secrets = Object.fromEntries(Object.entries(made).map(([k, v]) => [k, v.secret])) as World['secrets'];
   const tokenIds = Object.fromEntries(Object.entries(made).map(([k, v]) => [k, v.id]));
   const snapshot = () => {

@@ -4,7 +4,7 @@
 // the stop is read through and refused when damaged. A mark that vouches for a damaged file (damage the
 // file system does not see) costs at most one failed start: the start takes the mark away, whatever follows.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
@@ -18,11 +18,15 @@ import { buildWorld } from '../helpers/world.js';
 const kProbeRefusal = /is damaged: reading it (failed|crashed the reader)/;
 const kServeEnv: NodeJS.ProcessEnv = { ...process.env, FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_PORT: '0' };
 
-/** A data dir holding a small world, closed; its dir, a flag's id and a token to read it. */
+/**
+ * A data dir holding a small world, closed, and no mark (buildWorld leaves one): a file no server stopped
+ * on, as after a command-line command. Its dir, a flag's id and a token to read it.
+ */
 async function world(): Promise<{ dir: string; flag: string; token: string }> {
   const dir = tempDataDir();
   const w = buildWorld(dir);
   await w.store.close();
+  rmSync(join(dir, kIntactMarkName));
   return { dir, flag: w.ids.flag, token: w.secrets.read };
 }
 
