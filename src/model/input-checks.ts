@@ -2,6 +2,7 @@
 import { FlagwireError } from '../errors.js';
 import { kLimits, kNameRegExp, nameRuleText } from './schemas.js';
 import { kMaxEmailLength } from './accounts.js';
+import { foldedName } from './names.js';
 
 /** A name by the API's rule (kNameRegExp), checked before trimming: a control character anywhere is refused. */
 export function requireName(what: string, value: unknown, max: number = kLimits.nameLength): string {
@@ -34,10 +35,7 @@ export function exactList(values: readonly string[]): string[] {
   return [...new Set(values.filter((v) => v !== ''))];
 }
 
-/**
- * Names people tell apart: trimmed and compared without case, so "Acme" and "acme " are one name.
- * Organisation, project and audience names are unique this way (flag names stay exact, as the API's).
- */
+/** Whether two names are one to people (src/model/names.ts). */
 export function sameName(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
+  return foldedName(a) === foldedName(b);
 }

@@ -7,7 +7,7 @@ import { requireOrg, requireUser } from '../model/lookups.js';
 import { can, describeRole } from '../model/permissions.js';
 import type { NewAuditEntry, StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
-import { requireEmail, requireName, sameName } from '../model/input-checks.js';
+import { requireEmail, requireName } from '../model/input-checks.js';
 import { type Actor, personOrOperator, type Principal } from '../actor/audit-actor.js';
 import { lastOwnerRefusal } from './owners.js';
 
@@ -28,7 +28,7 @@ export function orgCreate(w: StoreWriter, input: OrgCreateInput, now: number): O
   const owner = person === null ? null : requireUser(w, person.userId);
   const plan = checkPlan(input.plan ?? 'free');
   const name = requireName('name', input.name);
-  const taken = w.listOrgs().find((o) => sameName(o.name, name));
+  const taken = w.findOrgByName(name);
   if (taken)
     throw new FlagwireError(
       'INVALID_REQUEST',

@@ -53,6 +53,8 @@ export interface StoreReader {
   isEmpty(): boolean;
   getOrg(id: string): Org | undefined;
   listOrgs(): Org[];
+  /** The organisation whose name people would take for `name` (src/model/names.ts); the oldest if several. */
+  findOrgByName(name: string): Org | undefined;
   getUser(id: string): User | undefined;
   listUsers(): User[];
   findUserByEmail(email: string): User | undefined;

@@ -14,6 +14,7 @@ import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { ChangeLog } from './change-log.js';
 import { byCreation } from '../model/by-creation.js';
+import { foldedName } from '../model/names.js';
 import { ChangeRecorder } from './change-recorder.js';
 import type { StoreLayout } from './store-layout.js';
 import { changeOf, type Change, type Revision } from './changes.js';
@@ -133,6 +134,12 @@ export abstract class LmdbRecords implements StoreWriter {
   /** Oldest first. */
   listUsers(): User[] {
     return [...this.db.users.getRange().map(({ value }) => value)].sort(byCreation);
+  }
+
+  /** By the form people tell names apart by (src/model/names.ts), through the name lookup; the oldest if several share it. */
+  findOrgByName(name: string): Org | undefined {
+    const folded = foldedName(name);
+    return tooLong(folded) ? undefined : this.listKeyedBy(kOrgRecords, 'name', folded).sort(byCreation)[0];
   }
 
   /**
@@ -357,11 +364,9 @@ export abstract class LmdbRecords implements StoreWriter {
     this.configChanged = true;
   }
 
+  /** An organisation is a keyed record with a lookup (by name): filed as every such record is. */
   putOrg(org: Org): void {
-    this.assertConfigTxn();
-    const base = this.baseOf(kOrgRecords, org);
-    this.db.orgs.putSync(org.id, org);
-    this.recordPut(kOrgRecords, org, base);
+    this.putKeyed(kOrgRecords, org);
   }
 
   putUser(user: User): void {

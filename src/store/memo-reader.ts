@@ -116,6 +116,9 @@ export class MemoReader implements SnapshotReader {
   listOrgs(): Org[] {
     return this.store.listOrgs();
   }
+  findOrgByName(name: string): Org | undefined {
+    return this.store.findOrgByName(name);
+  }
   getUser(id: string): User | undefined {
     return this.store.getUser(id);
   }

@@ -9,6 +9,7 @@
 // string key in a database of its own.
 import type { Database, Key, Transaction } from 'lmdb';
 import type { Membership, Org, Role, User } from '../model/accounts.js';
+import { foldedName } from '../model/names.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
@@ -109,7 +110,13 @@ export const kOrgRecords = recordKind<Org>()({
   name: 'org',
   relayed: true,
   database: 'orgs',
+  derived: [kKeyedIndexes, kKeyedTallies],
   key: byId,
+  // By the form of its name people tell apart (StoreReader.findOrgByName): a create's name check reads
+  // that one entry, never every organisation of the node.
+  indexes: {
+    name: { keysOf: (org) => [foldedName(org.name)] },
+  },
   read: (db, txn) => values(db.orgs, txn),
   apply: (t, org) => t.writer.putOrg(org),
   byKey: (db, id) => db.orgs.get(id),

@@ -3,15 +3,13 @@
 // of every write; a data file written before the lookups is read whole by a read-only open and given them
 // when opened for writing; a node's copy files what it applies. A project's name is unique among its
 // owner's, found through the same lookups.
-import { join } from 'node:path';
-import { open } from 'lmdb';
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import type { Project } from '../../src/model/projects.js';
 import { runCommand } from '../../src/writer-thread/commands.js';
 import { commandStore } from '../helpers/command-store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { countRawKeys, Store } from '../helpers/store.js';
+import { countRawKeys, forgetLookups, Store } from '../helpers/store.js';
 
 const at = Date.UTC(2030, 0, 1);
 const ids = (projects: readonly Project[]) => projects.map((p) => p.id);
@@ -75,18 +73,7 @@ t.test('a data file written before the lookups: read whole by a read-only open, 
   const made = Store.open(dir);
   const s = made.transact((w) => seed((name, input, now) => runCommand(w, name, input, now ?? at)));
   await made.close();
-  // As a Flagwire without the project lookups left it: none of their entries, and the other kinds' names only.
-  const raw = open({ path: join(dir, 'flagwire.mdb'), maxDbs: 48 });
-  const lookups = raw.openDB<null, string[]>({ name: 'keyedIndexes' });
-  const meta = raw.openDB<string, string>({ name: 'meta' });
-  for (const key of [...lookups.getKeys()]) if (key[0] === 'project') lookups.removeSync(key);
-  const declared = JSON.parse(meta.get('keyedLookups')!) as [string, string[]][];
-  t.ok(
-    declared.some(([kind]) => kind === 'project'),
-    'this Flagwire names the project lookups',
-  );
-  meta.putSync('keyedLookups', JSON.stringify(declared.filter(([kind]) => kind !== 'project')));
-  await raw.close();
+  t.ok(await forgetLookups(dir, 'project'), 'this Flagwire names the project lookups');
 
   const reader = Store.open(dir, { readOnly: true });
   t.strictSame(ids(reader.listOrgProjects(s.acme.id)), [s.acmeApi, s.acmeShop], 'found by reading every project');
