@@ -1,12 +1,13 @@
 // What a command-line command costs from spawn to exit (issue 57, item 1: `flagwire --help` at most
 // 100 ms of wall time on a quiet machine, a store command at most 250 ms): `--help`, `flag list` and
-// `token create` on the demo's data, and `project create` and `project list --org` in the demo's
-// organisation, each run `runs` times, as minimum / median / maximum of the wall time and of the
-// process's CPU time (user + system, the child's as the kernel counts it). With `--projects N`, the
-// data holds N more projects beside the demo's, ten to an organisation: what a command costs on a node
-// that serves many teams. With `--baseline DIR` (another build's checkout, built), the same commands of
-// that build run in turn with this one's, on copies of the same data, so the two are compared in one run.
-// Run: npm run build && node dist/bench/cli-start.bench.js [--runs N] [--projects N] [--baseline DIR]
+// `token create` on the demo's data, `project create` and `project list --org` in the demo's
+// organisation, and `org create`, each run `runs` times, as minimum / median / maximum of the wall time
+// and of the process's CPU time (user + system, the child's as the kernel counts it). With `--projects N`,
+// the data holds N more projects beside the demo's, ten to an organisation, and with `--orgs N` N more
+// organisations: what a command costs on a node that serves many teams. With `--baseline DIR` (another
+// build's checkout, built), the same commands of that build run in turn with this one's, on copies of the
+// same data, so the two are compared in one run.
+// Run: npm run build && node dist/bench/cli-start.bench.js [--runs N] [--projects N] [--orgs N] [--baseline DIR]
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -22,10 +23,16 @@ import { hostSpeed, machineInfo } from './environment.js';
 import { builtBin } from './locations.js';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '20' }, projects: { type: 'string', default: '0' }, baseline: { type: 'string' } },
+  options: {
+    runs: { type: 'string', default: '20' },
+    projects: { type: 'string', default: '0' },
+    orgs: { type: 'string', default: '0' },
+    baseline: { type: 'string' },
+  },
 });
 const kRuns = Number(values.runs);
 const kMoreProjects = Number(values.projects);
+const kMoreOrgs = Number(values.orgs);
 
 /** This process's waited-for children's CPU time so far, in ms (/proc/self/stat: cutime + cstime, in clock ticks). */
 function childrenCpuMs(): number {
@@ -63,6 +70,17 @@ function seededDataDir(): { dir: string; ownerId: string; orgId: string } {
         runCommand(w, 'projectCreate', { principal: kOperator, name: `Project ${i}`, orgId: org.id, kind: 'single' }, Date.now());
       }
     });
+  }
+  const orgsStarted = performance.now();
+  for (let made = 0; made < kMoreOrgs; made += 500) {
+    store.transact((w) => {
+      for (let i = made; i < Math.min(made + 500, kMoreOrgs); i++)
+        runCommand(w, 'orgCreate', { principal: kOperator, name: `Org ${i}` }, Date.now());
+    });
+  }
+  if (kMoreOrgs > 0) {
+    // Each create checks its name through the name lookup: with every organisation read instead, this grew with their square.
+    console.log(`# ${kMoreOrgs} organisations made in process in ${((performance.now() - orgsStarted) / 1000).toFixed(1)} s`);
   }
   if (kMoreProjects > 0) {
     // Each create checks its name against its organisation's projects: with every project read instead, this grew with their square.
@@ -104,6 +122,7 @@ const commands: { name: string; args: (dir: string, n: number) => string[] }[] =
     args: (dir, n) => ['project', 'create', '--org', seeded.orgId, '--name', `bench-${n}`, '--data', dir, '--json'],
   },
   { name: 'project list --org', args: (dir) => ['project', 'list', '--org', seeded.orgId, '--data', dir, '--json'] },
+  { name: 'org create', args: (dir, n) => ['org', 'create', '--name', `bench-${n}`, '--data', dir, '--json'] },
 ];
 
 const samples = new Map<string, { wall: number[]; cpu: number[] }>();
@@ -130,7 +149,7 @@ const spread = (v: number[]) => {
   return `${ms(sorted[0]!)} / ${ms(sorted[Math.floor(sorted.length / 2)]!)} / ${ms(sorted.at(-1)!)}`;
 };
 console.log(
-  `# ${JSON.stringify(machineInfo())}; ${kRuns} runs each; ${kMoreProjects} projects beside the demo's; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
+  `# ${JSON.stringify(machineInfo())}; ${kRuns} runs each; ${kMoreProjects} projects and ${kMoreOrgs} organisations beside the demo's; load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
 );
 console.log(`# host speed before the runs: ${speedBefore}; after: ${hostSpeed()}`);
 console.log('| build | command | wall ms (min / median / max) | CPU ms (min / median / max) |');
