@@ -43,13 +43,15 @@ export async function dropRawKeys(dir: string, database: string, first: string, 
 
 /**
  * Leaves the data file of `dir` (closed) as a Flagwire without the lookups of record kind `kind` left it:
- * none of their entries, and the kind gone from the lookups the file says it holds. Whether the file named
+ * none of their entries or tallies, and the kind gone from the lookups the file says it holds. Whether the file named
  * them before (this Flagwire's do).
  */
 export async function forgetLookups(dir: string, kind: string): Promise<boolean> {
   const raw = open({ path: join(dir, kFileName), maxDbs: kMaxDbs });
-  const entries = raw.openDB<null, Key[]>({ name: 'keyedIndexes' });
-  for (const key of [...entries.getKeys()]) if (key[0] === kind) entries.removeSync(key);
+  for (const name of ['keyedIndexes', 'keyedTallies']) {
+    const db = raw.openDB<unknown, Key[]>({ name });
+    for (const key of [...db.getKeys()]) if (key[0] === kind) db.removeSync(key);
+  }
   const meta = raw.openDB<string, string>({ name: 'meta' });
   const declared = JSON.parse(meta.get('keyedLookups')!) as [string, string[]][];
   meta.putSync('keyedLookups', JSON.stringify(declared.filter(([name]) => name !== kind)));
