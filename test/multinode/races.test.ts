@@ -79,4 +79,20 @@ t.test('two nodes racing', async (t) => {
     const listed = await cli(tempDir(t), ['token', 'list', seeded.projectId, '--database', url]);
     t.equal(listed.json.tokens.length, 50);
   });
+
+  await t.test(
+    'one organisation name, as people tell names apart: of two console commands on different data dirs, exactly one makes it',
+    async (t) => {
+      // Each command's copy files the other's organisation under its name as it catches up (the org kind's lookup).
+      const race = await Promise.all(
+        ['Race Team', ' race team'].map((name) =>
+          cli(tempDir(t), ['org', 'create', '--name', name, '--database', url], { inProcess: true }),
+        ),
+      );
+      t.strictSame(race.map((r) => r.code).sort(), [0, 1], 'one made, one refused');
+      t.match(race.find((r) => r.code === 1)!.json.detail, /organisation names are unique, ignoring case/);
+      const listed = await cli(tempDir(t), ['org', 'list', '--database', url], { inProcess: true });
+      t.equal((listed.json.orgs as { name: string }[]).filter((o) => o.name.trim().toLowerCase() === 'race team').length, 1);
+    },
+  );
 });
