@@ -71,6 +71,10 @@ function seededDataDir(): { dir: string; ownerId: string; orgId: string } {
       }
     });
   }
+  if (kMoreProjects > 0) {
+    // Each create checks its name against its organisation's projects: with every project read instead, this grew with their square.
+    console.log(`# ${kMoreProjects} projects made in process in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
   const orgsStarted = performance.now();
   for (let made = 0; made < kMoreOrgs; made += 500) {
     store.transact((w) => {
@@ -81,10 +85,6 @@ function seededDataDir(): { dir: string; ownerId: string; orgId: string } {
   if (kMoreOrgs > 0) {
     // Each create checks its name through the name lookup: with every organisation read instead, this grew with their square.
     console.log(`# ${kMoreOrgs} organisations made in process in ${((performance.now() - orgsStarted) / 1000).toFixed(1)} s`);
-  }
-  if (kMoreProjects > 0) {
-    // Each create checks its name against its organisation's projects: with every project read instead, this grew with their square.
-    console.log(`# ${kMoreProjects} projects made in process in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
   store.close();
   return { dir, ...seeded };

@@ -40,8 +40,10 @@ function syncDir(dir: string): void {
 }
 
 /**
- * Marks `dataFile` intact as it is now. Only for a server's clean stop: its start read the file through
- * (or was vouched for by the mark before), and its writer and store are closed. Written without a sync:
+ * Marks `dataFile` intact as it is now: only once every write to it has committed and none is under way,
+ * and only for a file known whole. A server's clean stop (its start read the file through, or was vouched
+ * for by the mark before, and its writer and store are closed); and a test's world, just written through
+ * the store's own commits (test/helpers/world.ts). Written without a sync:
  * a mark lost or cut short by a power loss vouches for nothing, and the next start reads the file.
  */
 export function markIntact(dataFile: string): void {

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { type Key, open } from 'lmdb';
 import { kStoreLayout } from '../../src/capabilities.js';
-import { kFileName, kMaxDbs } from '../../src/store/layout.js';
+import { kFileName, kKeyedIndexes, kKeyedTallies, kMaxDbs } from '../../src/store/layout.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 
 export const Store = {
@@ -48,7 +48,7 @@ export async function dropRawKeys(dir: string, database: string, first: string, 
  */
 export async function forgetLookups(dir: string, kind: string): Promise<boolean> {
   const raw = open({ path: join(dir, kFileName), maxDbs: kMaxDbs });
-  for (const name of ['keyedIndexes', 'keyedTallies']) {
+  for (const name of [kKeyedIndexes, kKeyedTallies]) {
     const db = raw.openDB<unknown, Key[]>({ name });
     for (const key of [...db.getKeys()]) if (key[0] === kind) db.removeSync(key);
   }

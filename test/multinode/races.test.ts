@@ -11,6 +11,7 @@ import { runCommand } from '../../src/writer-thread/commands.js';
 import type { TestServer } from '../helpers/server.js';
 import { createTokenWithConsole, seedInProcess, startReadyNodes } from './support.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
+import { foldedName } from '../../src/model/names.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -92,7 +93,7 @@ t.test('two nodes racing', async (t) => {
       t.strictSame(race.map((r) => r.code).sort(), [0, 1], 'one made, one refused');
       t.match(race.find((r) => r.code === 1)!.json.detail, /organisation names are unique, ignoring case/);
       const listed = await cli(tempDir(t), ['org', 'list', '--database', url], { inProcess: true });
-      t.equal((listed.json.orgs as { name: string }[]).filter((o) => o.name.trim().toLowerCase() === 'race team').length, 1);
+      t.equal((listed.json.orgs as { name: string }[]).filter((o) => foldedName(o.name) === 'race team').length, 1);
     },
   );
 });

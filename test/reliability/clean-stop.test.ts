@@ -4,12 +4,12 @@
 // the stop is read through and refused when damaged. A mark that vouches for a damaged file (damage the
 // file system does not see) costs at most one failed start: the start takes the mark away, whatever follows.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { dataFilePath } from '../../src/store/layout.js';
-import { kIntactMarkName, markIntact } from '../../src/store/intact-mark.js';
+import { kIntactMarkName, markIntact, takeIntactMark } from '../../src/store/intact-mark.js';
 import { call } from '../helpers/http.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { kCli, startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
@@ -26,7 +26,7 @@ async function world(): Promise<{ dir: string; flag: string; token: string }> {
   const dir = tempDataDir();
   const w = buildWorld(dir);
   await w.store.close();
-  rmSync(join(dir, kIntactMarkName));
+  if (!takeIntactMark(dataFilePath(dir))) throw new Error('buildWorld left no intact mark to take away');
   return { dir, flag: w.ids.flag, token: w.secrets.read };
 }
 
