@@ -138,8 +138,7 @@ export abstract class LmdbRecords implements StoreWriter {
 
   /** By the form people tell names apart by (src/model/names.ts), through the name lookup; the oldest if several share it. */
   findOrgByName(name: string): Org | undefined {
-    const folded = foldedName(name);
-    return tooLong(folded) ? undefined : this.listKeyedBy(kOrgRecords, 'name', folded).sort(byCreation)[0];
+    return this.listKeyedBy(kOrgRecords, 'name', foldedName(name)).sort(byCreation)[0];
   }
 
   /**

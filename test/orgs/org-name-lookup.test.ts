@@ -57,6 +57,7 @@ t.test('a data file written before the lookup: read whole by a read-only open, f
   const reader = Store.open(dir, { readOnly: true });
   t.equal(reader.findOrgByName('acme corp')?.id, s.acme.id, 'found by reading every organisation');
   t.equal(reader.findOrgByName('Nobody'), undefined);
+  t.equal(reader.findOrgByName('x'.repeat(600)), undefined, 'a name too long to be a key, by reading every organisation too');
   await reader.close();
 
   const store = Store.open(dir);
