@@ -21,7 +21,12 @@ import type { Action } from '../model/permissions.js';
  */
 export type Principal =
   | { readonly kind: 'token'; readonly tokenId: string }
-  | { readonly kind: 'user'; readonly userId: string }
+  | {
+      readonly kind: 'user';
+      readonly userId: string;
+      /** Signed in through this organisation's identity provider: acts in it alone (org-scope.ts). */
+      readonly viaOrgId?: string;
+    }
   | { readonly kind: 'operator' }
   | { readonly kind: 'plan'; readonly planId: string; readonly what: string };
 

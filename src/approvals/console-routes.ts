@@ -3,7 +3,6 @@
 // project's policy on the settings page. Reads check that the user belongs to the project (a request of
 // another project is the same 404 as an unknown id); every change is one writer command, which checks the
 // role and every value again.
-import { principalOf } from '../actor/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
 import { type ProjectAccess, projectAccess } from '../console-route/access.js';
 import { flagAccess } from '../flags/flag-lookups.js';
@@ -164,7 +163,7 @@ function approve(call: ApiCall) {
   }
   return call.writer.call(kApprovalCommands.requestApprove, {
     requestId: request.id,
-    principal: principalOf(call.user.id),
+    principal: call.principal,
     text: body.text,
     ifVersion,
   });
@@ -174,7 +173,7 @@ function approve(call: ApiCall) {
 function reject(call: ApiCall) {
   return call.writer.call(kApprovalCommands.requestReject, {
     requestId: requestAccess(call).request.id,
-    principal: principalOf(call.user.id),
+    principal: call.principal,
     text: kDecisionForm.readOptional(call.received).text,
   });
 }
@@ -192,7 +191,7 @@ export const kApprovalConsoleRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call(kApprovalCommands.requestWithdraw, {
         requestId: requestAccess(call).request.id,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       }),
   },
   {
@@ -201,7 +200,7 @@ export const kApprovalConsoleRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call(kApprovalCommands.requestComment, {
         requestId: requestAccess(call).request.id,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
         text: kCommentForm.read(call.received).text,
       }),
   },
@@ -221,7 +220,7 @@ export const kApprovalConsoleRoutes: readonly ApiRoute[] = [
         roles: body.roles as Role[],
         allowSelf: body.allowSelf,
         bypassTokens: body.bypassTokens,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       });
     },
   },
@@ -233,7 +232,7 @@ export const kApprovalConsoleRoutes: readonly ApiRoute[] = [
       return call.writer.call(kApprovalCommands.approvalsClear, {
         projectId: access.project.id,
         env: kEnvForm.read(call.received).env,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       });
     },
   },

@@ -1,5 +1,6 @@
 // What every console API route is: its call (the request's values, the user, the store, the writer)
 // and its table entry. The console's form bodies are read by forms.ts.
+import type { Principal } from '../actor/audit-actor.js';
 import type { Config } from '../config.js';
 import type { User } from '../model/accounts.js';
 import type { ReceivedBody } from '../model/request-body.js';
@@ -17,6 +18,9 @@ export interface ApiCall {
   ifMatch: string;
   user: User;
   session: Session;
+  /** Who the user acts as: every change a route asks of the writer names it (sessionPrincipal). */
+  principal: Principal;
+  /** The store as the user may see it: confined to one organisation for a single sign-on session (org-scope.ts). */
   store: StoreReader;
   writer: WriterClient;
   /**
@@ -41,4 +45,11 @@ export function consoleUrl(call: ApiCall): string {
 
 export function requireReceived(call: ApiCall): ReceivedBody {
   return call.received ?? { bytes: new Uint8Array(0), contentType: 'application/json' };
+}
+
+/** The principal a console session acts as: its person, confined to the organisation whose identity provider signed them in. */
+export function sessionPrincipal(session: Session): Principal {
+  return session.orgId === undefined
+    ? { kind: 'user', userId: session.userId }
+    : { kind: 'user', userId: session.userId, viaOrgId: session.orgId };
 }

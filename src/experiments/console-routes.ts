@@ -14,7 +14,7 @@ import { lookAtResults } from './look.js';
 
 /** The signed-in user, as who asks for a change. */
 function userPrincipal(call: ApiCall): Principal {
-  return { kind: 'user', userId: call.user.id };
+  return call.principal;
 }
 
 /**

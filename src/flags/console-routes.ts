@@ -1,6 +1,5 @@
 // The flags capability's web console routes: the console's project page (its flags) and flag page,
 // reading them and every change to a flag.
-import { principalOf } from '../actor/audit-actor.js';
 import { patchResult, representFlag } from './representation.js';
 import { type FlagState, hourlySeries, isStale, kDefaultStaleDays, staleBefore } from '../model/flags.js';
 import { splitWeights } from './fractional-split.js';
@@ -78,7 +77,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
       const flag = await call.writer.call(kFlagCommands.flagCreate, {
         projectId: access.project.id,
         received: requireReceived(call),
-        principal: { kind: 'user', userId: call.user.id },
+        principal: call.principal,
       });
       return representFlag(flag, access.project, null, undefined);
     },
@@ -98,7 +97,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
       const result = await call.writer.call(kFlagCommands.flagPatch, {
         flagId: flag.id,
         env,
-        principal: { kind: 'user', userId: call.user.id },
+        principal: call.principal,
         ifMatch: call.ifMatch,
         received: requireReceived(call),
       });
@@ -112,7 +111,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
       call.writer.call(kFlagCommands.flagRename, {
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         name: kRenameForm.read(call.received).name,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
         ifMatch: call.ifMatch,
       }),
   },
@@ -123,7 +122,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
       call.writer.call(kFlagCommands.flagDescribe, {
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         text: kDescribeForm.read(call.received).description,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
         ifMatch: call.ifMatch,
       }),
   },
@@ -134,7 +133,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
       call.writer.call(kFlagCommands.flagTags, {
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         tags: kTagsForm.read(call.received).tags,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
         ifMatch: call.ifMatch,
       }),
   },
@@ -145,7 +144,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
       call.writer.call(kFlagCommands.flagCohorts, {
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
         cohorts: kCohortsForm.read(call.received).cohorts,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
         ifMatch: call.ifMatch,
       }),
   },
@@ -155,7 +154,7 @@ export const kFlagConsoleRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call(kFlagCommands.flagDelete, {
         flagId: flagAccess(call.store, call.user, call.params.flagId!, call.now).flag.id,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
         ifMatch: call.ifMatch,
       }),
   },

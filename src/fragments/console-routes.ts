@@ -20,7 +20,7 @@ export type FragmentsView = ReturnType<typeof fragmentsView>;
 
 /** The signed-in user, as who asks for a change. */
 function userPrincipal(call: ApiCall): Principal {
-  return { kind: 'user', userId: call.user.id };
+  return call.principal;
 }
 
 /** The project named, checked as the user's (a stranger gets the project's 404). */

@@ -1,7 +1,6 @@
 // The invitations capability's web console routes: inviting someone to an organisation from its members
 // page, and answering an invitation from the home page. Each is the CLI's own writer command, given the
 // signed-in user.
-import { principalOf } from '../actor/audit-actor.js';
 import { Type } from '../typebox.js';
 import { orgAccess } from '../console-route/access.js';
 import { type ApiRoute, consoleUrl } from '../console-route/call.js';
@@ -22,7 +21,7 @@ export const kInvitationConsoleRoutes: readonly ApiRoute[] = [
         orgId: org.id,
         email: body.email,
         role: body.role,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
         consoleUrl: consoleUrl(call),
       });
     },
@@ -33,7 +32,7 @@ export const kInvitationConsoleRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call(kInvitationCommands.invitationAccept, {
         invitationId: call.params.invitationId!,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       }),
   },
   {
@@ -42,7 +41,7 @@ export const kInvitationConsoleRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call(kInvitationCommands.invitationDecline, {
         invitationId: call.params.invitationId!,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       }),
   },
 ];

@@ -17,4 +17,9 @@ export interface Session {
   createdAt: number;
   /** Unix ms; the session is refused from then on. */
   expiresAt: number;
+  /**
+   * The organisation whose identity provider signed the person in (single sign-on): the session reaches
+   * that organisation alone (src/actor/org-scope.ts). Absent for a password or invitation sign-in.
+   */
+  orgId?: string;
 }

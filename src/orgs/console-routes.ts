@@ -2,7 +2,6 @@
 // operator allows it with FLAGWIRE_CONSOLE_CREATE_ORGS), and the members page: an organisation's members
 // (and the invitations pending, the invitations capability's records) and adding one. Each change is the
 // CLI's own writer command, given the signed-in user.
-import { principalOf } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import { byCreation } from '../model/by-creation.js';
 import { isInvitationLive } from '../model/invitations.js';
@@ -87,7 +86,7 @@ export const kOrgConsoleRoutes: readonly ApiRoute[] = [
       }
       return call.writer.call(kOrgCommands.orgCreate, {
         name: kOrgForm.read(call.received).name,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       });
     },
   },
@@ -106,7 +105,7 @@ export const kOrgConsoleRoutes: readonly ApiRoute[] = [
         orgId: org.id,
         userId: body.userId,
         role: body.role as never,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       });
     },
   },

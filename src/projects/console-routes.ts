@@ -1,6 +1,5 @@
 // The web console's project routes: creating an organisation's project (its Admin or Owner), and the
 // project settings page's environments and audiences.
-import { principalOf } from '../actor/audit-actor.js';
 import { requireAudience } from '../model/lookups.js';
 import { type Static, Type } from '../typebox.js';
 import { orgAccess, projectAccess } from '../console-route/access.js';
@@ -52,7 +51,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
         // The pattern admits these two only.
         kind: body.kind as 'single' | 'multi',
         environments: body.environments ?? [],
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       });
     },
   },
@@ -64,7 +63,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
       return call.writer.call(kProjectCommands.envAdd, {
         projectId: access.project.id,
         name: kEnvironmentForm.read(call.received).name,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       });
     },
   },
@@ -78,7 +77,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
         projectId: access.project.id,
         from: body.from,
         to: body.to,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       });
     },
   },
@@ -93,7 +92,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
         projectId: access.project.id,
         env: body.environment,
         protect: body.protected,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       });
     },
   },
@@ -107,7 +106,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
         projectId: access.project.id,
         name: body.name,
         rules: audienceRules(body.rules),
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       });
     },
   },
@@ -122,7 +121,7 @@ export const kProjectConsoleRoutes: readonly ApiRoute[] = [
         audienceId: audience.id,
         name: body.name,
         rules: audienceRules(body.rules),
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       });
     },
   },

@@ -55,7 +55,7 @@ export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
         flagId: flag.id,
         env: call.query.get('env'),
         body: kPlanForm.read(call.received),
-        principal: { kind: 'user', userId: call.user.id },
+        principal: call.principal,
       });
       return scheduleView(change);
     },
@@ -68,7 +68,7 @@ export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
       return scheduleView(
         await call.writer.call(kReleasePlanCommands.scheduleCancel, {
           scheduleId: call.params.scheduleId!,
-          principal: { kind: 'user', userId: call.user.id },
+          principal: call.principal,
         }),
       );
     },
@@ -83,7 +83,7 @@ export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
         flagId: flag.id,
         env: call.query.get('env'),
         body: kPlanForm.read(call.received),
-        principal: { kind: 'user', userId: call.user.id },
+        principal: call.principal,
         guardMetrics: call.config.prometheusMetrics,
       });
       return rolloutView(plan);
@@ -99,7 +99,7 @@ export const kReleasePlanConsoleRoutes: readonly ApiRoute[] = [
           await call.writer.call(kReleasePlanCommands.rolloutAct, {
             rolloutId: call.params.rolloutId!,
             action,
-            principal: { kind: 'user', userId: call.user.id },
+            principal: call.principal,
           }),
         );
       },

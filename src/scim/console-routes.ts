@@ -2,7 +2,6 @@
 // enable or rotate its secret (shown once), disable it, map a group's displayName to a role, and see
 // what the identity provider provisioned (its latest-changed users and groups, and when it last synced). Each
 // change is the command line's own writer command, given the signed-in user; the writer checks the role.
-import { principalOf } from '../actor/audit-actor.js';
 import { orgAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, FormText } from '../console-route/forms.js';
@@ -71,12 +70,12 @@ export const kScimConsoleRoutes: readonly ApiRoute[] = [
     // Enable, or rotate: the answer holds the new secret, shown this once.
     method: 'POST',
     pattern: 'orgs/:orgId/scim/secret',
-    run: (call) => call.writer.call(kScimCommands.scimEnable, { orgId: ownerOnly(call).id, principal: principalOf(call.user.id) }),
+    run: (call) => call.writer.call(kScimCommands.scimEnable, { orgId: ownerOnly(call).id, principal: call.principal }),
   },
   {
     method: 'DELETE',
     pattern: 'orgs/:orgId/scim',
-    run: (call) => call.writer.call(kScimCommands.scimDisable, { orgId: ownerOnly(call).id, principal: principalOf(call.user.id) }),
+    run: (call) => call.writer.call(kScimCommands.scimDisable, { orgId: ownerOnly(call).id, principal: call.principal }),
   },
   {
     method: 'POST',
@@ -86,7 +85,7 @@ export const kScimConsoleRoutes: readonly ApiRoute[] = [
       const body = kGroupRoleForm.read(call.received);
       return call.writer.call(kScimCommands.scimGroupRole, {
         orgId,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
         group: body.group,
         role: body.role === null || body.role === '' ? null : body.role,
       });

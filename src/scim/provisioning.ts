@@ -1,7 +1,8 @@
 // What SCIM's writes do to the organisation (docs/scim.md), in the writer's transaction: a User is a
 // person with a membership while active (a new person is made without a password: they sign in by
-// single sign-on, another part's work); deprovisioning (active false, or DELETE) ends the membership and
-// the person's console sessions and revokes every token they made in the organisation's projects, with
+// single sign-on, another part's work; an existing account is linked only once its person has joined);
+// deprovisioning (active false, or DELETE) ends the membership and the console sessions that reach only
+// the organisation, and revokes every token they made in the organisation's projects, with
 // the reason the 401 then says; a Group's members hold the role the owner mapped its displayName to (the
 // highest of their groups'; a member of none holds Viewer). No write removes or demotes the last Owner.
 // Every write is audited in each of the organisation's projects, as a membership's change is.
@@ -69,7 +70,10 @@ function checkUserUnique(w: StoreWriter, orgId: string, state: UserState, self: 
     throw scimRefusal('uniqueness', `A user with externalId "${state.externalId}" already exists here (${linked.id}).`);
 }
 
-/** POST /Users: the person (found by e-mail address, or made without a password) provisioned into the organisation. */
+/**
+ * POST /Users: the person provisioned into the organisation: made without a password, or, for an address
+ * that has an account, that account when its person is a member already (joined by invitation); refused otherwise.
+ */
 export function createUser(w: StoreWriter, settings: ScimSettings, state: UserState, now: number): ScimUser {
   const orgId = settings.orgId;
   checkUserUnique(w, orgId, state, null);
@@ -84,6 +88,14 @@ export function createUser(w: StoreWriter, settings: ScimSettings, state: UserSt
     w.putUser(person);
   } else if (w.getKeyed(kScimUserRecords, `${orgId}/${person.id}`) !== undefined) {
     throw scimRefusal('uniqueness', `The person with e-mail address ${email} is provisioned here already (${person.id}).`);
+  } else if (w.getRole(orgId, person.id) === undefined) {
+    // An account is its person's: an organisation links only someone who joined it (an invitation they
+    // accepted), never another organisation's member found by address, whom it could then sign out,
+    // lock out of their password and sign in as through an identity provider it controls.
+    throw scimRefusal(
+      'uniqueness',
+      `${email} is a Flagwire account that is not a member of this organisation: SCIM links a person only once they have joined it (an Owner invites them and they accept).`,
+    );
   }
   const user: ScimUser = { orgId, id: person.id, ...state, created: now, lastModified: now, version: 1 };
   const actor = scimActor(orgId);
@@ -148,8 +160,8 @@ export function deleteUser(w: StoreWriter, user: ScimUser, now: number): void {
 
 /**
  * Ends the person's part in the organisation: refused for its last Owner; otherwise the membership
- * goes, every console session of theirs ends (a session is the person's, not an organisation's), and
- * every token they made in the organisation's projects is revoked, saying why.
+ * goes, the console sessions that reach only this organisation end, and every token they made in the
+ * organisation's projects is revoked, saying why.
  */
 function deprovision(w: StoreWriter, user: ScimUser, now: number): void {
   const orgId = user.orgId;
@@ -160,7 +172,13 @@ function deprovision(w: StoreWriter, user: ScimUser, now: number): void {
     w.deleteMember({ orgId, userId: user.id });
     auditMembership(w, scimActor(orgId), 'member.role', orgId, `role of user:${user.id}`, { before: role, after: null }, now);
   }
-  for (const session of w.listUserSessions(user.id)) w.deleteSession(session);
+  // Their sessions signed in through this organisation's identity provider end. A session signed in
+  // with a password ends only where the person has no other organisation left: it reaches this one no
+  // more (the membership is gone), and their other organisations are not this one's to sign them out of.
+  const elsewhere = w.listUserMemberships(user.id).some((m) => m.orgId !== orgId);
+  for (const session of w.listUserSessions(user.id)) {
+    if (session.orgId === orgId || (session.orgId === undefined && !elsewhere)) w.deleteSession(session);
+  }
   const reason = `its creator ${user.userName} was deprovisioned by the organisation's identity provider (SCIM)`;
   for (const project of w.listOrgProjects(orgId)) {
     for (const token of w.listTokens(project.id)) {

@@ -30,7 +30,7 @@ export function userPassword(
  */
 export const kMaxSessionsPerUser = 20;
 
-export type SessionStartInput = Pick<Session, 'userId' | 'idHash' | 'csrfToken' | 'expiresAt'>;
+export type SessionStartInput = Pick<Session, 'userId' | 'idHash' | 'csrfToken' | 'expiresAt' | 'orgId'>;
 
 /** A sign-in: stores the new session and drops the user's expired ones, and the oldest past kMaxSessionsPerUser. */
 export function sessionStart(w: StoreWriter, input: SessionStartInput, now: number): { expiresAt: number } {
@@ -45,7 +45,15 @@ export function sessionStart(w: StoreWriter, input: SessionStartInput, now: numb
   }
   live.sort((a, b) => a.createdAt - b.createdAt);
   for (const old of live.slice(0, Math.max(0, live.length - (kMaxSessionsPerUser - 1)))) w.deleteSession(old);
-  w.putSession({ idHash: input.idHash, userId: user.id, csrfToken: input.csrfToken, createdAt: now, expiresAt: input.expiresAt });
+  const session: Session = {
+    idHash: input.idHash,
+    userId: user.id,
+    csrfToken: input.csrfToken,
+    createdAt: now,
+    expiresAt: input.expiresAt,
+  };
+  if (input.orgId !== undefined) session.orgId = input.orgId;
+  w.putSession(session);
   return { expiresAt: input.expiresAt };
 }
 

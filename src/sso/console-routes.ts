@@ -1,7 +1,6 @@
 // The web console's single sign-on settings of an organisation (docs/sso.md), for its Owners: read them,
 // change them (the Management API's body and writer command, given the signed-in user; the writer checks
 // the role and the lock-out rule), and remove them.
-import { principalOf } from '../actor/audit-actor.js';
 import { orgAccess } from '../console-route/access.js';
 import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/call.js';
 import { FlagwireError } from '../errors.js';
@@ -30,13 +29,13 @@ export const kSsoConsoleRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call(kSsoCommands.ssoSet, {
         orgId: ownerOnly(call),
-        principal: principalOf(call.user.id),
+        principal: call.principal,
         received: requireReceived(call),
       }),
   },
   {
     method: 'DELETE',
     pattern: 'orgs/:orgId/sso',
-    run: (call) => call.writer.call(kSsoCommands.ssoRemove, { orgId: ownerOnly(call), principal: principalOf(call.user.id) }),
+    run: (call) => call.writer.call(kSsoCommands.ssoRemove, { orgId: ownerOnly(call), principal: call.principal }),
   },
 ];

@@ -223,7 +223,7 @@ export interface SsoSignInInput {
   email: string | null;
   name: string | null;
   groups: string[];
-  session: Omit<SessionStartInput, 'userId'>;
+  session: Omit<SessionStartInput, 'userId' | 'orgId'>;
 }
 
 /** Who single sign-on's own changes (a membership made, a role from the groups) are audited as. */
@@ -232,8 +232,9 @@ function ssoActor(orgId: string): Actor {
 }
 
 /**
- * A verified sign-in: the person (by their subject, else by e-mail address among the organisation's
- * members, else made where createMembers allows), their role from their groups, and a console session.
+ * A verified sign-in: the person (by their subject recorded for this organisation, else by e-mail address
+ * among the organisation's members, else made where createMembers allows), who must be a member now,
+ * their role from their groups, and a console session confined to this organisation.
  */
 export function ssoSignIn(w: StoreWriter, input: SsoSignInInput, now: number): { user: User } {
   const settings = requireSettings(w, input.orgId);
@@ -243,10 +244,20 @@ export function ssoSignIn(w: StoreWriter, input: SsoSignInInput, now: number): {
   const scim = w.getKeyed(kScimSettingsRecords, input.orgId) !== undefined;
   const linked = w.getKeyed(kSsoIdentityRecords, `${input.orgId}/${subject}`);
   const user = linked !== undefined ? requireUser(w, linked.userId) : findOrMakePerson(w, settings, input, scim, now);
+  // A subject recorded before is still only a member's: one removed (by an Admin, or deprovisioned by
+  // SCIM: active false or DELETE) signs in no more, though the identity provider still vouches for them.
+  if (w.getRole(input.orgId, user.id) === undefined)
+    throw new FlagwireError(
+      'FORBIDDEN',
+      scim
+        ? `${user.email} is not a member of organisation ${input.orgId}: its identity provider's SCIM provisioning deprovisioned them.`
+        : `${user.email} is not a member of organisation ${input.orgId} any more: an Owner invites them again.`,
+    );
   if (linked === undefined) w.putKeyed(kSsoIdentityRecords, { orgId: input.orgId, subject, userId: user.id });
   // SCIM provisions the roles where it is on; without mappings, roles are Flagwire's to give.
   if (!scim && Object.keys(settings.groupRoles).length > 0) applyGroups(w, settings, user.id, input.groups, now);
-  sessionStart(w, { ...input.session, userId: user.id }, now);
+  // The session reaches this organisation alone: its identity provider vouches for nothing else (org-scope.ts).
+  sessionStart(w, { ...input.session, userId: user.id, orgId: input.orgId }, now);
   return { user };
 }
 

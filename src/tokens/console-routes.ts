@@ -1,6 +1,5 @@
 // The tokens capability's web console routes: the console's tokens page and a token's activity page,
 // listing, creating, rotating, revoking.
-import { principalOf } from '../actor/audit-actor.js';
 import { requireToken } from '../model/lookups.js';
 import { holdsTokenSlot, inRotationGrace, tokenStatus } from '../model/permissions.js';
 import type { Token } from '../model/tokens.js';
@@ -70,7 +69,7 @@ export const kTokenConsoleRoutes: readonly ApiRoute[] = [
       const body = kTokenForm.read(call.received);
       return call.writer.call(kTokenCommands.tokenCreate, {
         projectId: access.project.id,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
         name: body.name,
         permission: body.permission,
         environments: body.environments ?? [],
@@ -84,7 +83,7 @@ export const kTokenConsoleRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call(kTokenCommands.tokenRotate, {
         tokenId: tokenAccess(call, call.params.tokenId!).token.id,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
         gracePeriodSeconds: kRotateForm.readOptional(call.received).gracePeriodSeconds,
       }),
   },
@@ -94,7 +93,7 @@ export const kTokenConsoleRoutes: readonly ApiRoute[] = [
     run: (call) =>
       call.writer.call(kTokenCommands.tokenRevoke, {
         tokenId: tokenAccess(call, call.params.tokenId!).token.id,
-        principal: principalOf(call.user.id),
+        principal: call.principal,
       }),
   },
   {

@@ -22,6 +22,8 @@ import { matchApiRoute, type ApiCall } from './api.js';
 import { loadAssets, kPageHeaders } from './assets.js';
 import { kFavicon } from './favicon.js';
 import { compileForm } from '../console-route/forms.js';
+import { sessionPrincipal } from '../console-route/call.js';
+import { scopedStore, scopeOf } from '../actor/org-scope.js';
 import { isCsrfToken, sessionCookie } from '../sessions/session-cookie.js';
 import { ConsoleSessions, InvitationRequest, JoinRequest, SignInRequest, type CurrentSession, type SignedIn } from './sessions.js';
 import type { SignInLimits } from './sign-in-limits.js';
@@ -226,6 +228,8 @@ function callRoute(
   received: ReceivedBody | null,
 ): unknown {
   deps.store.resetReadTxn();
+  const principal = sessionPrincipal(current.session);
+  const scope = scopeOf(principal);
   const apiCall: ApiCall = {
     params: matched.params,
     query: request.query,
@@ -233,7 +237,8 @@ function callRoute(
     ifMatch: request.ifMatch,
     user: current.user,
     session: current.session,
-    store: deps.store,
+    principal,
+    store: scope === null ? deps.store : scopedStore(deps.store, scope),
     writer: deps.writer,
     events: deps.events,
     config: deps.config(),

@@ -40,7 +40,7 @@ function requireOwn(call: ApiCall, found: { projectId: string } | undefined, not
 
 /** The signed-in user, as who asks for a change. */
 function userPrincipal(call: ApiCall): Principal {
-  return { kind: 'user', userId: call.user.id };
+  return call.principal;
 }
 
 export const kWebhookRoutes: readonly ApiRoute[] = [

@@ -9,6 +9,7 @@ import { kWriterCommands } from './demo-seed.js';
 import { queueWebhookDeliveries } from '../webhooks/webhook-commands.js';
 import { gate } from '../approvals/gate.js';
 import { actorIdOf, type Principal } from '../actor/audit-actor.js';
+import { scopedStore, scopeOf } from '../actor/org-scope.js';
 import { requestView, type ChangeRequestView } from '../approvals/request-view.js';
 
 type AllCommands = typeof kWriterCommands & CapabilityCommands;
@@ -61,7 +62,14 @@ export function runOutcome(
   const problems = unicodeProblems(input, { quoteKeys: false });
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
   const fn = commandFunction(typeof command === 'string' ? command : command.name);
-  const gated = gate(w, () => w.collectAudit(() => fn(w, input, now)), now, askerOf(input), checkWrites);
+  const principal = principalOf(input);
+  // A person signed in by single sign-on acts in that organisation alone: the command sees the store as
+  // they may (src/actor/org-scope.ts), so no role check of any command can find them elsewhere. The gate
+  // and the write checks keep the whole store: their rules are the organisations', not the asker's.
+  const scope = scopeOf(principal);
+  const scoped = scope === null ? w : scopedStore(w, scope);
+  const asker = principal === undefined ? null : actorIdOf(principal);
+  const gated = gate(w, () => w.collectAudit(() => fn(scoped, input, now)), now, asker, checkWrites);
   // Every change the command audits is offered to its project's webhooks in this same transaction: the
   // outbox holds a delivery exactly when the change was committed (src/webhooks/webhook-commands.ts).
   if (gated.entries.length > 0) queueWebhookDeliveries(w, gated.entries, webhookEventOf, now);
@@ -70,12 +78,10 @@ export function runOutcome(
     : { applied: false, request: requestView(w, gated.request), edited: gated.edited };
 }
 
-/** The audit actor a command's input says it acts for (its `principal`), if it names one. */
-function askerOf(input: unknown): string | null {
+/** The principal a command's input says it acts for, if it names one. */
+function principalOf(input: unknown): Principal | undefined {
   const principal = (input as { principal?: Principal } | null)?.principal;
-  return principal !== undefined && typeof principal === 'object' && principal !== null && 'kind' in principal
-    ? actorIdOf(principal)
-    : null;
+  return principal !== undefined && typeof principal === 'object' && principal !== null && 'kind' in principal ? principal : undefined;
 }
 
 /**

@@ -44,8 +44,8 @@ export async function signingKey(kid: string): Promise<SigningKey> {
   return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } };
 }
 
-/** Starts the identity provider; `redirectUri` is Flagwire's callback, the one redirect its client may use. */
-export async function startIdp(redirectUri: string): Promise<TestIdp> {
+/** Starts the identity provider; `redirectUri` is Flagwire's callback (one per node), the redirects its client may use. */
+export async function startIdp(redirectUri: string | readonly string[]): Promise<TestIdp> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const key = await signingKey('key-1');
@@ -57,7 +57,7 @@ export async function startIdp(redirectUri: string): Promise<TestIdp> {
       {
         client_id: 'flagwire',
         client_secret: 'flagwire-client-secret',
-        redirect_uris: [redirectUri],
+        redirect_uris: typeof redirectUri === 'string' ? [redirectUri] : [...redirectUri],
         grant_types: ['authorization_code'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
@@ -205,4 +205,23 @@ export function configureSso(base: string, owner: WebSession, orgId: string, idp
       createMembers: true,
     },
   });
+}
+
+/** A whole single sign-on as `login` from `startUrl` in a new browser: the callback's answer, and the console session it made (null when refused). */
+export async function ssoSignIn(
+  base: string,
+  startUrl: string,
+  login: string,
+): Promise<{ res: Response; session: WebSession | null; jar: CookieJar; callback: string; authorize: string; body: any }> {
+  const jar = new CookieJar();
+  const { callback, authorize } = await signInAtIdp(jar, startUrl, login);
+  const res = await jar.get(callback);
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('flagwire_session='));
+  let session: WebSession | null = null;
+  if (res.status === 302 && cookie !== undefined) {
+    const jarCookie = cookie.split(';')[0]!;
+    const view = await consoleCall(base, { cookie: jarCookie, csrf: '', setCookie: cookie }, 'GET', 'session');
+    session = { cookie: jarCookie, csrf: view.json.csrfToken, setCookie: cookie };
+  }
+  return { res, session, jar, callback, authorize, body: res.status === 302 ? null : await res.json() };
 }

@@ -9,6 +9,7 @@ import { ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { consoleCall, setPassword, signIn, type WebSession } from '../helpers/web-console.js';
 import { sharedPostgres } from '../helpers/postgres.js';
+import { ssoSignIn, startIdp } from '../helpers/oidc-idp.js';
 import type { TestServer } from '../helpers/server.js';
 import { seedInProcess, startReadyNodes, until } from './support.js';
 
@@ -130,4 +131,52 @@ t.test('deprovisioned on node A (active false, and DELETE): signed out and every
   t.equal((await consoleCall(b.baseUrl, ownerOnB, 'GET', 'home')).status, 200, "the owner's session on B is untouched");
   t.equal((await call(b.baseUrl, 'GET', '/api/v1/flags', { token: seeded.secret })).status, 200, "the owner's token works");
   t.equal((await listedOnB()).find((l) => l.id === seeded.tokenId)?.status, 'active');
+});
+
+t.test('deprovisioned on node A: a new single sign-on on node B is refused (issue 96 item 2)', async (t) => {
+  const url = await pg.newDatabase();
+  const db = ['--database', url];
+  const seeded = await seedInProcess(t, url);
+  t.equal((await setPassword(tempDir(t), seeded.ownerId, 'the owner of acme\n', db)).code, 0);
+  const inProcess = { inProcess: true };
+  const dana = await ok(t, tempDir(t), ['user', 'create', '--email', 'dana@acme.test', ...db], inProcess);
+  await ok(t, tempDir(t), ['org', 'add-member', seeded.orgId, dana.id, '--role', 'editor', ...db], inProcess);
+  const [a, b] = (await startReadyNodes(t, url, 2)) as [TestServer, TestServer];
+  const idp = await startIdp([a, b].map((node) => `${node.baseUrl}/console/sso/callback`));
+  t.teardown(() => idp.stop());
+  idp.people.set('dana', { email: 'dana@acme.test', name: 'Dana', groups: [] });
+
+  const owner = await signIn(a.baseUrl, 'owner@acme.test', 'the owner of acme');
+  const sso = await consoleCall(a.baseUrl, owner, 'PATCH', `orgs/${seeded.orgId}/sso`, {
+    body: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, scopes: ['email', 'profile'] },
+  });
+  t.equal(sso.status, 200, JSON.stringify(sso.json));
+  const startOn = (node: TestServer) => `${node.baseUrl}/console/sso/${seeded.orgId}/start`;
+  // Dana signs in once on A: her subject is recorded for the organisation.
+  const first = await ssoSignIn(a.baseUrl, startOn(a), 'dana');
+  t.equal(first.res.status, 302, JSON.stringify(first.body));
+
+  const enabled = await consoleCall(a.baseUrl, owner, 'POST', `orgs/${seeded.orgId}/scim/secret`);
+  t.equal(enabled.status, 200, JSON.stringify(enabled.json));
+  const scim = (method: string, path: string, body?: unknown) =>
+    call(a.baseUrl, method, `/scim/v2${path}`, { token: enabled.json.secret, body, headers: { 'content-type': 'application/scim+json' } });
+  const linked = await scim('POST', '/Users', { schemas: [kUser], userName: 'dana@acme.test', active: true });
+  t.equal(linked.status, 201, linked.text);
+  const off = await scim('PATCH', `/Users/${dana.id}`, { schemas: [kPatch], Operations: [{ op: 'replace', value: { active: false } }] });
+  t.equal(off.status, 200, off.text);
+
+  let last: Awaited<ReturnType<typeof ssoSignIn>> | null = null;
+  await until(
+    async () => {
+      last = await ssoSignIn(b.baseUrl, startOn(b), 'dana');
+      return last.res.status !== 302;
+    },
+    kRevocationDelayMs,
+    'dana refused on B',
+  );
+  t.equal(last!.res.status, 403, JSON.stringify(last!.body));
+  t.match(last!.body, { error: 'Forbidden', detail: /deprovisioned/ });
+  t.equal(last!.session, null, 'no session on B');
+  const onA = await ssoSignIn(a.baseUrl, startOn(a), 'dana');
+  t.equal(onA.res.status, 403, 'nor on A');
 });

@@ -149,6 +149,13 @@ t.test('userName and externalId are unique in an organisation through their look
     'its own name, in another case',
   );
   t.equal(write(acme, 'create', { userName: 'dave@acme.test', externalId: 'EXT-1' })!.externalId, 'EXT-1', 'externalId is caseExact');
+  // Alice's account is Acme's member's: Beta's SCIM links her only once she has joined Beta herself.
+  t.match(
+    refusal(() => write(scim[1]!, 'create', { userName: 'alice@acme.test', externalId: 'ext-1' })),
+    { detail: /^scim:uniqueness: alice@acme\.test is a Flagwire account that is not a member of this organisation/ },
+  );
+  t.equal(store.getRole(scim[1]!.orgId, alice.id), undefined, 'no membership in Beta');
+  store.transact((w) => orgAddMember(w, { orgId: scim[1]!.orgId, userId: alice.id, role: 'viewer', principal: kOperator }, at));
   t.equal(
     write(scim[1]!, 'create', { userName: 'alice@acme.test', externalId: 'ext-1' })!.id,
     alice.id,
@@ -186,7 +193,7 @@ t.test('userName and externalId are unique in an organisation through their look
       detail: `scim:tooMany: An organisation holds at most ${kMaxScimUsers} SCIM users.`,
     },
   );
-  t.ok(write(scim[1]!, 'create', { userName: 'one-more@acme.test' }), "another organisation's count is its own");
+  t.ok(write(scim[1]!, 'create', { userName: 'one-more@beta.test' }), "another organisation's count is its own");
   store.transact((w) => w.deleteKeyed(kScimUserRecords, store.getKeyed(kScimUserRecords, `${acme.orgId}/usr_filler4`)!));
   t.ok(write(acme, 'create', { userName: 'one-more@acme.test' }), 'one deleted: room for one');
 });

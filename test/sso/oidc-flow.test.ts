@@ -8,8 +8,8 @@
 // refuses it to every member but the break-glass Owner.
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
-import { CookieJar, configureSso, signInAtIdp, signingKey, startIdp } from '../helpers/oidc-idp.js';
-import { consoleCall, demoPassword, kDemoOwner, setPassword, signIn, type WebSession } from '../helpers/web-console.js';
+import { CookieJar, configureSso, signInAtIdp, signingKey, ssoSignIn, startIdp } from '../helpers/oidc-idp.js';
+import { consoleCall, demoPassword, kDemoOwner, setPassword, signIn } from '../helpers/web-console.js';
 
 const kCooldownMs = 5000;
 
@@ -34,19 +34,7 @@ t.test('OpenID Connect sign-in against oidc-provider', async (t) => {
   t.equal(configured.json.clientSecretSet, true);
 
   /** A whole sign-in as `login`: the callback's answer, and the session it made (null when refused). */
-  const signInAs = async (login: string) => {
-    const jar = new CookieJar();
-    const { callback, authorize } = await signInAtIdp(jar, start, login);
-    const res = await jar.get(callback);
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('flagwire_session='));
-    let session: WebSession | null = null;
-    if (res.status === 302 && cookie !== undefined) {
-      const jarCookie = cookie.split(';')[0]!;
-      const view = await consoleCall(base, { cookie: jarCookie, csrf: '', setCookie: cookie }, 'GET', 'session');
-      session = { cookie: jarCookie, csrf: view.json.csrfToken, setCookie: cookie };
-    }
-    return { res, session, jar, callback, authorize, body: res.status === 302 ? null : await res.json() };
-  };
+  const signInAs = (login: string) => ssoSignIn(base, start, login);
   const roleOf = async (email: string) => {
     const members = await consoleCall(base, owner, 'GET', `orgs/${orgId}/members`);
     return (members.json.members as { user: { email: string }; role: string }[]).find((m) => m.user.email === email)?.role;

@@ -107,3 +107,47 @@ t.test('a sign-in under way is taken once, in its own browser, in its time', asy
   t.match(run('ssoFlowTake', { stateHash: flow.stateHash, browserHash: flow.browserHash }), { nonce: 'n', codeVerifier: 'v' });
   t.match(refused('ssoFlowTake', { stateHash: flow.stateHash, browserHash: flow.browserHash }), { message: /used already/ });
 });
+
+t.test('a recorded subject signs in only a member; its session and its changes reach that organisation alone', async (t) => {
+  const { store, run, refused, member } = commandStore(t, 'flagwire-sso-scope-', at);
+  const org = run('orgCreate', { name: 'Acme', plan: 'teams', principal: kOperator });
+  const other = run('orgCreate', { name: 'Other', plan: 'teams', principal: kOperator });
+  member(org.id, 'owner', 'owner@acme.test');
+  const vera = member(other.id, 'owner', 'vera@other.test');
+  run('orgAddMember', { principal: kOperator, orgId: org.id, userId: vera.id, role: 'editor' });
+  const project = run('projectCreate', { name: 'Theirs', orgId: other.id, principal: kOperator });
+  run('ssoSet', {
+    orgId: org.id,
+    principal: kOperator,
+    received: jsonBody(JSON.stringify({ issuer: kIssuer, clientId: 'flagwire', clientSecret: 'secret' })),
+  });
+  const signIn = (idHash: string) => ({
+    orgId: org.id,
+    issuer: kIssuer,
+    subject: 's-vera',
+    email: 'vera@other.test',
+    name: null,
+    groups: [],
+    session: { idHash, csrfToken: 'c', expiresAt: at + 3_600_000 },
+  });
+
+  t.equal(run('ssoSignIn', signIn('1'.repeat(64))).user.id, vera.id);
+  t.equal(store.getSession('1'.repeat(64))?.orgId, org.id, 'the session names the organisation whose identity provider made it');
+
+  // The same person and command: through Acme's identity provider, Other's project is out of reach.
+  const token = { projectId: project.id, name: 'mine', permission: 'write' };
+  t.match(refused('tokenCreate', { ...token, principal: { kind: 'user', userId: vera.id, viaOrgId: org.id } }), {
+    code: 'FORBIDDEN',
+    message: /is not a member/,
+  });
+  t.match(
+    run('tokenCreate', { ...token, principal: { kind: 'user', userId: vera.id } }),
+    { name: 'mine' },
+    'signed in with a password, it is hers',
+  );
+
+  // Removed from the organisation, the subject its identity provider still vouches for signs in no more.
+  store.transact((w) => w.deleteMember({ orgId: org.id, userId: vera.id }));
+  t.match(refused('ssoSignIn', signIn('2'.repeat(64))), { code: 'FORBIDDEN', message: /is not a member of organisation .* any more/ });
+  t.equal(store.getSession('2'.repeat(64)), undefined, 'no session');
+});
