@@ -2,7 +2,6 @@
 // experiments with the flags they may run on, made, changed (arm weights, planned size), started and
 // stopped through the experiments capability's writer commands as the signed-in user; and an experiment's results, the same look the
 // Management API's results route takes (look.ts), so the page and the API answer alike.
-import type { Principal } from '../actor/audit-actor.js';
 import { projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { listFlags } from '../flag-records/flag-store.js';
@@ -11,11 +10,6 @@ import { kExperimentCommands } from './command-table.js';
 import { experimentView, flagVariants } from './experiment-commands.js';
 import { listExperiments } from './experiment-records.js';
 import { lookAtResults } from './look.js';
-
-/** The signed-in user, as who asks for a change. */
-function userPrincipal(call: ApiCall): Principal {
-  return call.principal;
-}
 
 /**
  * The environment the page shows: the address's `env`, or a multi-environment project's first (a page
@@ -49,7 +43,7 @@ export type ExperimentResultsPageView = Awaited<ReturnType<typeof experimentResu
 function keyChange(command: typeof kExperimentCommands.experimentStart): ApiRoute['run'] {
   return (call) => {
     const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-    const input = { principal: userPrincipal(call), projectId: access.project.id, env: pageEnv(call, access), key: call.params.key! };
+    const input = { principal: call.principal, projectId: access.project.id, env: pageEnv(call, access), key: call.params.key! };
     return call.writer.call(command, input);
   };
 }
@@ -61,7 +55,7 @@ export const kExperimentRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/experiments',
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-      const input = { principal: userPrincipal(call), projectId: access.project.id, env: pageEnv(call, access), received: call.received! };
+      const input = { principal: call.principal, projectId: access.project.id, env: pageEnv(call, access), received: call.received! };
       return call.writer.call(kExperimentCommands.experimentCreate, input);
     },
   },
@@ -73,7 +67,7 @@ export const kExperimentRoutes: readonly ApiRoute[] = [
     run(call) {
       const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
       const input = {
-        principal: userPrincipal(call),
+        principal: call.principal,
         projectId: access.project.id,
         env: pageEnv(call, access),
         key: call.params.key!,

@@ -1,7 +1,6 @@
 // The console's shared fragments (the project's fragments page, and the rule builder's list of them):
 // listed for anyone who may see the project; made, changed and deleted by the fragments capability's
 // writer commands, as the signed-in user.
-import type { Principal } from '../actor/audit-actor.js';
 import { projectAccess } from '../console-route/access.js';
 import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/call.js';
 import { kFragmentCommands } from './command-table.js';
@@ -18,11 +17,6 @@ export function fragmentsView(call: ApiCall) {
 }
 export type FragmentsView = ReturnType<typeof fragmentsView>;
 
-/** The signed-in user, as who asks for a change. */
-function userPrincipal(call: ApiCall): Principal {
-  return call.principal;
-}
-
 /** The project named, checked as the user's (a stranger gets the project's 404). */
 function projectOf(call: ApiCall): string {
   return projectAccess(call.store, call.user, call.params.projectId!, call.now).project.id;
@@ -35,7 +29,7 @@ export const kFragmentConsoleRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/fragments',
     run: (call) =>
       call.writer.call(kFragmentCommands.fragmentCreate, {
-        principal: userPrincipal(call),
+        principal: call.principal,
         projectId: projectOf(call),
         received: requireReceived(call),
       }),
@@ -45,7 +39,7 @@ export const kFragmentConsoleRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/fragments/:name',
     run: (call) =>
       call.writer.call(kFragmentCommands.fragmentUpdate, {
-        principal: userPrincipal(call),
+        principal: call.principal,
         projectId: projectOf(call),
         name: call.params.name!,
         received: requireReceived(call),
@@ -56,7 +50,7 @@ export const kFragmentConsoleRoutes: readonly ApiRoute[] = [
     pattern: 'projects/:projectId/fragments/:name/delete',
     run: (call) =>
       call.writer.call(kFragmentCommands.fragmentDelete, {
-        principal: userPrincipal(call),
+        principal: call.principal,
         projectId: projectOf(call),
         name: call.params.name!,
       }),

@@ -1,7 +1,6 @@
 // The console's webhooks page: a project's webhooks, each with the newest of its delivery log; making
 // one (its URL checked where it resolves, as the Management API does), deleting one, sending a delivery
 // again. Every change is the webhooks capability's writer command, as the signed-in user.
-import type { Principal } from '../actor/audit-actor.js';
 import type { FlagwireError } from '../errors.js';
 import { deliveryNotFound, webhookNotFound } from '../model/lookups.js';
 import { kWebhookCommands } from './command-table.js';
@@ -38,11 +37,6 @@ function requireOwn(call: ApiCall, found: { projectId: string } | undefined, not
   }
 }
 
-/** The signed-in user, as who asks for a change. */
-function userPrincipal(call: ApiCall): Principal {
-  return call.principal;
-}
-
 export const kWebhookRoutes: readonly ApiRoute[] = [
   {
     method: 'GET',
@@ -57,7 +51,7 @@ export const kWebhookRoutes: readonly ApiRoute[] = [
       const body = kWebhookForm.read(call.received);
       // Where the URL resolves is asked only for those who may make one: the writer refuses the others in its words.
       if (access.can.manageWebhooks) await refuseUnreachableUrl(body.url, call.config.webhookAllow);
-      const input = { principal: userPrincipal(call), projectId: access.project.id, received: call.received! };
+      const input = { principal: call.principal, projectId: access.project.id, received: call.received! };
       return call.writer.call(kWebhookCommands.webhookCreate, input);
     },
   },
@@ -67,7 +61,7 @@ export const kWebhookRoutes: readonly ApiRoute[] = [
     run(call) {
       const id = call.params.webhookId!;
       requireOwn(call, getWebhook(call.store, id), webhookNotFound);
-      return call.writer.call(kWebhookCommands.webhookDelete, { principal: userPrincipal(call), webhookId: id });
+      return call.writer.call(kWebhookCommands.webhookDelete, { principal: call.principal, webhookId: id });
     },
   },
   {
@@ -76,7 +70,7 @@ export const kWebhookRoutes: readonly ApiRoute[] = [
     async run(call) {
       const id = call.params.deliveryId!;
       requireOwn(call, getDelivery(call.store, id), deliveryNotFound);
-      return deliveryView(await call.writer.call(kWebhookCommands.webhookRedeliver, { principal: userPrincipal(call), deliveryId: id }));
+      return deliveryView(await call.writer.call(kWebhookCommands.webhookRedeliver, { principal: call.principal, deliveryId: id }));
     },
   },
 ];
