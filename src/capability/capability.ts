@@ -21,6 +21,7 @@ import type { ApiRoute } from '../console-route/call.js';
 import type { RecordKind } from '../store/record-kinds.js';
 import type { Logger } from 'pino';
 import type { AuthFailures } from '../http/auth-failures.js';
+import type { SignInLimits } from '../http/sign-in-limits.js';
 import type { BodyBudget } from '../http/body.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -58,6 +59,8 @@ export interface ServiceRouteDeps extends RouteServices {
   config: Readonly<Config>;
   log: Logger;
   authFailures: AuthFailures;
+  /** The console's sign-in limits, per process: single sign-on's starts count per address there. */
+  signInLimits: SignInLimits;
   activity: TokenUseLog;
   /** The request-body budget a route with a body reads it from (src/http/body.ts). */
   bodies: BodyBudget;

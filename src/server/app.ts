@@ -16,7 +16,7 @@ import { registerOpenApiRoute } from '../openapi/route.js';
 import { recordRoutes } from './route-recorder.js';
 import type { BodyBudget } from '../http/body.js';
 import { registerConsole } from '../web-console/routes.js';
-import type { SignInLimits } from '../web-console/sign-in-limits.js';
+import type { SignInLimits } from '../http/sign-in-limits.js';
 
 export interface AppDeps extends ManagementDeps {
   evaluation: RouteGroup;

@@ -4,7 +4,7 @@ import type { AuthFailuresState } from '../http/auth-failures.js';
 import type { Config } from '../config.js';
 import type { BodyBudgetsState } from '../http/body.js';
 import type { RateLimiterState } from '../http/rate-limit.js';
-import type { SignInLimitsState } from '../web-console/sign-in-limits.js';
+import type { SignInLimitsState } from '../http/sign-in-limits.js';
 
 /** What a front-end thread starts with: the process's shared state, and its channel to the writer. */
 export interface FrontendThreadStart {

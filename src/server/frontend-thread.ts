@@ -8,7 +8,7 @@ import { Clock } from '../clock.js';
 import { evalWorkersOfThread, withListenPort } from '../config.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
-import { SignInLimits } from '../web-console/sign-in-limits.js';
+import { SignInLimits } from '../http/sign-in-limits.js';
 import { renderMetrics, type MetricsSnapshot } from '../metrics/metrics.js';
 import { openStore } from '../store/open-store.js';
 import { kStoreLayout } from '../capabilities.js';

@@ -19,7 +19,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { BodyBudgets } from '../http/body.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import type { SignInLimits } from '../web-console/sign-in-limits.js';
+import type { SignInLimits } from '../http/sign-in-limits.js';
 import type { WriterClient } from '../writer/client.js';
 import type { CollectKind, FromFrontendThread, FrontendThreadStart, ToFrontendThread } from './frontend-messages.js';
 import { childApps } from './listen.js';

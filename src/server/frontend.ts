@@ -26,7 +26,7 @@ import type { Store } from '../store/interfaces.js';
 import { kUnleashFrontendRoutes, unleashFrontendRoutes } from '../unleash/frontend-routes.js';
 import { MemoReader } from '../store/memo-reader.js';
 import type { WriterClient } from '../writer/client.js';
-import type { SignInLimits } from '../web-console/sign-in-limits.js';
+import type { SignInLimits } from '../http/sign-in-limits.js';
 import { createApp } from './app.js';
 import { createServiceRoutes, type ServiceRoutes } from './service-routes.js';
 import { registeredRoutes } from './route-recorder.js';

@@ -12,7 +12,7 @@ import { listenedPorts, NodeBackground } from '../capability/background-work.js'
 import { kCapabilityGrpcServices, kCapabilityList, kStoreLayout } from '../capabilities.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
-import { SignInLimits } from '../web-console/sign-in-limits.js';
+import { SignInLimits } from '../http/sign-in-limits.js';
 import type { Store } from '../store/interfaces.js';
 import type { DataDirClaim } from '../store/data-dir-claim.js';
 import { claimForServer, markCleanStop, openStore, verifyStore } from '../store/open-store.js';

@@ -1,6 +1,6 @@
 // Single sign-on's records (OpenID Connect; issue 61 item 1; docs/sso.md): an organisation's OIDC settings,
-// the sign-ins under way (each its state, nonce and PKCE verifier, used once), and which identity
-// provider subject is which person. Plain data, as every record Flagwire keeps.
+// the states of sign-ins that came back (each good once), and which identity provider subject is which
+// person. Plain data, as every record Flagwire keeps.
 import type { Role } from '../model/accounts.js';
 import { keyedRecords } from '../store/record-kinds.js';
 
@@ -30,16 +30,16 @@ export interface SsoSettings {
   updatedAt: number;
 }
 
-/** A sign-in under way: made when the browser is sent to the identity provider, used up by its return. */
-export interface SsoFlow {
-  /** Hex SHA-256 of the `state` sent to the identity provider; the state itself is only in the browser's round trip. */
+/**
+ * A sign-in's state, used: written when the browser comes back from the identity provider, so that
+ * the state is good once on every node, and dropped after its expiry. (The sign-in under way itself is
+ * the browser's sealed cookie, flow-cookie.ts; records an older Flagwire stored at the start carry more
+ * fields, unread, and expire alike.)
+ */
+export interface SsoUsedState {
+  /** Hex SHA-256 of the `state` sent to the identity provider. */
   stateHash: string;
   orgId: string;
-  nonce: string;
-  /** PKCE's code_verifier (RFC 7636): its S256 challenge went to the identity provider. */
-  codeVerifier: string;
-  /** Hex SHA-256 of the browser's binding cookie: a state carried to another browser is refused. */
-  browserHash: string;
   expiresAt: number;
 }
 
@@ -58,13 +58,13 @@ export const kSsoSettingsRecords = keyedRecords<SsoSettings>()({
   deletedAs: 'ssoRemoved',
 });
 
-export const kSsoFlowRecords = keyedRecords<SsoFlow>()({
+export const kSsoFlowRecords = keyedRecords<SsoUsedState>()({
   name: 'ssoFlow',
   database: 'ssoFlows',
   relayed: false,
   key: (f) => f.stateHash,
-  // The live flows of an organisation: counted to bound them, the expired ones dropped.
-  indexes: { org: { keysOf: (f: SsoFlow) => [f.orgId] } },
+  // An organisation's used states: the expired ones dropped at its next sign-in.
+  indexes: { org: { keysOf: (f: SsoUsedState) => [f.orgId] } },
   deletedAs: 'ssoFlowEnded',
 });
 

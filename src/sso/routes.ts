@@ -4,24 +4,27 @@
 //   console's sign-in form asks before it sends the browser on, so that an organisation without it is
 //   told on the form and not answered with a bare JSON page. It reads only, and says no more than the
 //   start route's own 404 does.
-// - GET /console/sso/{orgId}/start: a sign-in under way is stored (its state's hash, nonce, PKCE
-//   verifier, and the hash of a binding cookie this browser is given), and the browser is sent to the
-//   identity provider's authorization endpoint.
-// - GET /console/sso/callback?code&state: the flow of that state is taken (once), the code exchanged,
-//   the ID token verified, and the person signed in (sso-commands.ts ssoSignIn): a session cookie and a
-//   redirect to the console. Every refusal is the spec's envelope, and the flow stays used.
+// - GET /console/sso/{orgId}/start: counted per client address; a sign-in under way (its state's hash,
+//   nonce and PKCE verifier) is sealed into a cookie this browser is given, nothing stored
+//   (flow-cookie.ts), and the browser is sent to the identity provider's authorization endpoint.
+// - GET /console/sso/callback?code&state: the flow this browser's cookie carries for that state, its
+//   state marked used (once, on every node), the code exchanged, the ID token verified, and the person
+//   signed in (sso-commands.ts ssoSignIn): a session cookie and a redirect to the console. Every refusal
+//   is the spec's envelope, and the state stays used.
 import type { HttpRequest } from 'uWebSockets.js';
 import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
 import { answerableError, errorEnvelope, FlagwireError } from '../errors.js';
 import { type PendingResponse, sendSameOrigin, trackAbort } from '../http/http.js';
 import { hashSecret, randomId } from '../model/ids.js';
+import { clientAddresses } from '../routes/service-route-parts.js';
 import { cookieValue, freshSession, sessionCookie } from '../sessions/session-cookie.js';
+import { flowOrgId, openFlow, type SealedFlow, sealFlow } from './flow-cookie.js';
 import { OidcProviders, pkcePair } from './oidc.js';
 import { kSsoSettingsRecords, type SsoSettings } from './records.js';
 import { kFlowMs, kSsoCallbackPath, kSsoCommands, ssoStartPath } from './sso-commands.js';
 
-/** The cookie that binds a sign-in to the browser that started it: Lax, as the identity provider's redirect back is a cross-site navigation. */
-const kBindingCookie = 'flagwire_sso';
+/** The cookie that carries a sign-in under way in the browser that started it: Lax, as the identity provider's redirect back is a cross-site navigation. */
+const kFlowCookie = 'flagwire_sso';
 const kNoStore = [['Cache-Control', 'no-store']] as const;
 /** An organisation id is at most this long; a longer one is not looked up. */
 const kMaxIdLength = 64;
@@ -124,41 +127,61 @@ function lookupHandler(deps: ServiceRouteDeps, route: number): (res: PendingResp
 
 function startHandler(deps: ServiceRouteDeps, route: number): (res: PendingResponse, req: HttpRequest) => void {
   const providers = providersOf(deps);
-  const start = async (encoded: string) => {
+  const addressOf = clientAddresses(deps.config);
+  const start = async (encoded: string, address: string) => {
+    // A start costs its starter: counted per address, and nothing stored (its flow is the browser's cookie).
+    deps.signInLimits.reserveStart(address, deps.clock.now());
     const settings = settingsOf(deps, encoded);
-    const { orgId } = settings;
     const provider = await providers.provider(settings.issuer);
     const state = randomId(43);
     const nonce = randomId(43);
-    const browser = randomId(43);
     const { verifier, challenge } = pkcePair();
-    const now = deps.clock.now();
-    await deps.writer.call(kSsoCommands.ssoFlowStart, {
+    const sealed = sealFlow(settings, {
       stateHash: hashSecret(state),
-      orgId,
       nonce,
       codeVerifier: verifier,
-      browserHash: hashSecret(browser),
-      expiresAt: now + kFlowMs,
+      expiresAt: deps.clock.now() + kFlowMs,
     });
     const location = providers.authorizationUrl(settings, provider.discovery, { state, nonce, challenge, redirectUri: redirectUri(deps) });
-    const binding = `${kBindingCookie}=${browser}; Path=/console/sso; Max-Age=${kFlowMs / 1000}; HttpOnly; SameSite=Lax${secure(deps) ? '; Secure' : ''}`;
-    return { location, cookies: [binding] };
+    return { location, cookies: [flowCookie(deps, sealed, kFlowMs / 1000)] };
   };
   return (res, req) => {
     const encoded = req.getParameter(0) ?? '';
+    const address = addressOf(res, req);
     trackAbort(res);
-    void answering(deps, route, res, '/console/sso/start')(start(encoded));
+    void answering(deps, route, res, '/console/sso/start')(start(encoded, address));
   };
+}
+
+/** The cookie that carries a sign-in under way (`value` sealed; '' with 0 to clear it). */
+function flowCookie(deps: ServiceRouteDeps, value: string, maxAgeS: number): string {
+  return `${kFlowCookie}=${value}; Path=/console/sso; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${secure(deps) ? '; Secure' : ''}`;
+}
+
+/** The sign-in under way that this browser's cookie carries, for `state`; refused when it carries none, or another. */
+function flowOf(deps: ServiceRouteDeps, cookie: string, state: string): SealedFlow {
+  const orgId = cookie === '' ? null : flowOrgId(cookie);
+  deps.store.resetReadTxn();
+  const settings = orgId === null || orgId.length > kMaxIdLength ? undefined : deps.store.getKeyed(kSsoSettingsRecords, orgId);
+  const flow = settings === undefined ? null : openFlow(settings, cookie);
+  if (flow === null || flow.stateHash !== hashSecret(state))
+    throw new FlagwireError(
+      'SIGN_IN_FAILED',
+      'This sign-in is not one under way in this browser: it was used already, started in another browser (or its cookie was lost), or its organisation changed its single sign-on. Start again.',
+    );
+  if (flow.expiresAt <= deps.clock.now())
+    throw new FlagwireError('SIGN_IN_FAILED', 'This sign-in took too long at the identity provider. Start again.');
+  return flow;
 }
 
 function callbackHandler(deps: ServiceRouteDeps, route: number): (res: PendingResponse, req: HttpRequest) => void {
   const providers = providersOf(deps);
-  const finish = async (query: URLSearchParams, browser: string) => {
+  const finish = async (query: URLSearchParams, cookie: string) => {
     const state = query.get('state') ?? '';
     if (state === '') throw new FlagwireError('SIGN_IN_FAILED', 'The identity provider sent no state back. Start again.');
-    // Taken before the code is used: a state (and so its code) is good once, whatever follows.
-    const flow = await deps.writer.call(kSsoCommands.ssoFlowTake, { stateHash: hashSecret(state), browserHash: hashSecret(browser) });
+    const flow = flowOf(deps, cookie, state);
+    // Marked used before the code is used: a state (and so its code) is good once, whatever follows.
+    await deps.writer.call(kSsoCommands.ssoStateUse, { stateHash: flow.stateHash, orgId: flow.orgId, expiresAt: flow.expiresAt });
     const error = query.get('error');
     if (error !== null)
       throw new FlagwireError('SIGN_IN_FAILED', `The identity provider did not sign you in (${error}${describe(query)}). Start again.`);
@@ -174,19 +197,13 @@ function callbackHandler(deps: ServiceRouteDeps, route: number): (res: PendingRe
     const now = deps.clock.now();
     const { id, session } = freshSession(now, deps.config.consoleSessionMs);
     await deps.writer.call(kSsoCommands.ssoSignIn, { orgId: flow.orgId, issuer: settings.issuer, ...person, session });
-    return {
-      location: '/console/',
-      cookies: [
-        sessionCookie(id, session.expiresAt - now, secure(deps)),
-        `${kBindingCookie}=; Path=/console/sso; Max-Age=0; HttpOnly; SameSite=Lax${secure(deps) ? '; Secure' : ''}`,
-      ],
-    };
+    return { location: '/console/', cookies: [sessionCookie(id, session.expiresAt - now, secure(deps)), flowCookie(deps, '', 0)] };
   };
   return (res, req) => {
     const query = new URLSearchParams(req.getQuery() ?? '');
-    const browser = cookieValue(req.getHeader('cookie'), kBindingCookie) ?? '';
+    const cookie = cookieValue(req.getHeader('cookie'), kFlowCookie) ?? '';
     trackAbort(res);
-    void answering(deps, route, res, kSsoCallbackPath)(finish(query, browser));
+    void answering(deps, route, res, kSsoCallbackPath)(finish(query, cookie));
   };
 }
 

@@ -1,6 +1,6 @@
 // Single sign-on's writer commands (docs/sso.md): an Owner's change to the organisation's OIDC settings
-// and their removal; a sign-in's start (its flow stored) and the taking of that flow at the browser's
-// return (once: a replayed state finds none); and the sign-in itself, once the ID token is verified: the
+// and their removal; a sign-in's state marked used at the browser's return (once: a replayed state is
+// refused); and the sign-in itself, once the ID token is verified: the
 // person found or made, their role from the groups the token names, and a console session, in one change.
 import { type Actor, personOrOperator, type Principal, tokenActor } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
@@ -16,14 +16,12 @@ import { sessionStart, type SessionStartInput } from '../sessions/session-comman
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { lastOwnerRefusal } from '../orgs/owners.js';
-import { kSsoFlowRecords, kSsoIdentityRecords, kSsoSettingsRecords, type SsoFlow, type SsoSettings } from './records.js';
+import { kSsoFlowRecords, kSsoIdentityRecords, kSsoSettingsRecords, type SsoSettings, type SsoUsedState } from './records.js';
 import { SsoSettingsPatch, type SsoSettingsView } from './schemas.js';
 
 /** Every audit action single sign-on writes (besides member.role for the roles its groups give). */
 export const kSsoAuditActions = ['sso.configure', 'sso.remove', 'sso.member.create'] as const;
 
-/** Sign-ins under way at once per organisation: each is a record until used or expired, and anyone may start one. */
-export const kMaxFlowsPerOrg = 1000;
 /** How long a sign-in may take at the identity provider. */
 export const kFlowMs = 10 * 60 * 1000;
 export const kDefaultGroupsClaim = 'groups';
@@ -179,39 +177,22 @@ function requireSettings(w: StoreWriter, orgId: string): SsoSettings {
   return settings;
 }
 
-/** A sign-in's start: its flow stored (the expired ones of the organisation dropped), at most kMaxFlowsPerOrg at once. */
-export function ssoFlowStart(w: StoreWriter, flow: SsoFlow, now: number): { expiresAt: number } {
-  requireSettings(w, flow.orgId);
-  let live = 0;
-  for (const old of w.listKeyedBy(kSsoFlowRecords, 'org', flow.orgId)) {
-    if (old.expiresAt <= now) w.deleteKeyed(kSsoFlowRecords, old);
-    else live++;
-  }
-  if (live >= kMaxFlowsPerOrg)
-    throw new FlagwireError(
-      'TOO_MANY_AUTH_FAILURES',
-      `${kMaxFlowsPerOrg} sign-ins to organisation ${flow.orgId} are under way and unfinished; try again in a few minutes.`,
-    );
-  w.putKeyed(kSsoFlowRecords, flow);
-  return { expiresAt: flow.expiresAt };
-}
-
 /**
- * The flow a returning browser names, taken (deleted): a state is good once. Refused in another browser,
- * or past its time, the command writes nothing (a refusal never applies), so the flow stays for its own.
+ * A sign-in's return, once its sealed cookie opened (flow-cookie.ts): its state marked used, so that a
+ * state is good once, on every node; the organisation's expired marks dropped. Only a browser that was
+ * sent to the identity provider and came back with its cookie writes here: a start stores nothing.
  */
-export function ssoFlowTake(w: StoreWriter, input: { stateHash: string; browserHash: string }, now: number): SsoFlow {
-  const flow = w.getKeyed(kSsoFlowRecords, input.stateHash);
-  if (flow === undefined)
+export function ssoStateUse(w: StoreWriter, input: SsoUsedState, now: number): { used: true } {
+  if (w.getKeyed(kSsoFlowRecords, input.stateHash) !== undefined)
     throw new FlagwireError(
       'SIGN_IN_FAILED',
       'This sign-in is not one under way: it was used already, or never started here. Start again.',
     );
-  w.deleteKeyed(kSsoFlowRecords, flow);
-  if (flow.browserHash !== input.browserHash)
-    throw new FlagwireError('SIGN_IN_FAILED', 'This sign-in was started in another browser (or its cookie was lost). Start again.');
-  if (flow.expiresAt <= now) throw new FlagwireError('SIGN_IN_FAILED', 'This sign-in took too long at the identity provider. Start again.');
-  return flow;
+  if (input.expiresAt <= now)
+    throw new FlagwireError('SIGN_IN_FAILED', 'This sign-in took too long at the identity provider. Start again.');
+  for (const old of w.listKeyedBy(kSsoFlowRecords, 'org', input.orgId)) if (old.expiresAt <= now) w.deleteKeyed(kSsoFlowRecords, old);
+  w.putKeyed(kSsoFlowRecords, { stateHash: input.stateHash, orgId: input.orgId, expiresAt: input.expiresAt });
+  return { used: true };
 }
 
 /** What a verified ID token says of the person, and the session to start for them. */
@@ -306,4 +287,4 @@ function applyGroups(w: StoreWriter, settings: SsoSettings, userId: string, grou
 }
 
 /** These commands by name, as the writer runs them (src/sso/capability.ts declares them). */
-export const kSsoCommands = commandTable({ ssoSet, ssoRemove, ssoFlowStart, ssoFlowTake, ssoSignIn });
+export const kSsoCommands = commandTable({ ssoSet, ssoRemove, ssoStateUse, ssoSignIn });

@@ -26,7 +26,7 @@ import { sessionPrincipal } from '../console-route/call.js';
 import { scopedStore, scopeOf } from '../actor/org-scope.js';
 import { isCsrfToken, sessionCookie } from '../sessions/session-cookie.js';
 import { ConsoleSessions, InvitationRequest, JoinRequest, SignInRequest, type CurrentSession, type SignedIn } from './sessions.js';
-import type { SignInLimits } from './sign-in-limits.js';
+import type { SignInLimits } from '../http/sign-in-limits.js';
 
 export interface ConsoleDeps {
   store: SnapshotReader;

@@ -17,7 +17,7 @@ import type { Session } from '../model/sessions.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { type Static, Type } from '../typebox.js';
 import type { WriterClient } from '../writer/client.js';
-import type { SignInLimits } from './sign-in-limits.js';
+import type { SignInLimits } from '../http/sign-in-limits.js';
 
 export interface SignedIn {
   /** The new session's id: only ever in the Set-Cookie of this answer. */

@@ -484,15 +484,9 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
     ],
   },
   ssoRemove: { free: 'single sign-on is who may sign in, not configuration', inputs: () => [{ orgId: ids.orgA, principal: kOperator }] },
-  ssoFlowStart: {
-    free: 'a sign-in under way is not configuration',
-    inputs: () => [
-      { stateHash: 'e'.repeat(64), orgId: ids.orgA, nonce: 'n', codeVerifier: 'v', browserHash: 'f'.repeat(64), expiresAt: t0 + 600_000 },
-    ],
-  },
-  ssoFlowTake: {
-    free: 'a sign-in under way is not configuration',
-    inputs: () => [{ stateHash: 'e'.repeat(64), browserHash: 'f'.repeat(64) }],
+  ssoStateUse: {
+    free: 'a sign-in coming back is not configuration',
+    inputs: () => [{ stateHash: 'e'.repeat(64), orgId: ids.orgA, expiresAt: t0 + 600_000 }],
   },
   ssoSignIn: {
     free: 'a sign-in is a session (and a membership), not configuration',

@@ -50,6 +50,9 @@ t.test('OpenID Connect sign-in against oidc-provider', async (t) => {
     t.match(params.get('nonce'), /^[A-Za-z0-9]{43}$/);
     t.equal(params.get('scope'), 'openid email profile groups');
     t.equal(params.get('redirect_uri'), `${base}/console/sso/callback`);
+    // The sign-in under way is the browser's sealed cookie: kept here to replay it.
+    const flowCookie = jar.header();
+    t.match(flowCookie, /flagwire_sso=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/);
     const res = await jar.get(callback);
     t.equal(res.status, 302, await res.clone().text());
     t.equal(res.headers.get('location'), '/console/');
@@ -60,10 +63,14 @@ t.test('OpenID Connect sign-in against oidc-provider', async (t) => {
     t.equal(session.json.user.email, 'alice@idp.test');
     t.equal(await roleOf('alice@idp.test'), 'admin', "the role of alice's group");
 
-    // The same callback again (a replayed state): the flow was used up.
-    const replay = await jar.get(callback);
+    // The same callback again (a replayed state), with the flow's cookie: the state was used up.
+    const replay = await fetch(callback, { redirect: 'manual', headers: { cookie: flowCookie } });
     t.equal(replay.status, 401);
     t.match(await replay.json(), { error: 'Sign-in failed', detail: /not one under way: it was used already/ });
+    // Without it (the sign-in cleared it): none under way in this browser.
+    const cleared = await jar.get(callback);
+    t.equal(cleared.status, 401);
+    t.match(await cleared.json(), { error: 'Sign-in failed', detail: /not one under way in this browser/ });
 
     // The used code with a new sign-in's state: the identity provider refuses it.
     const other = new CookieJar();

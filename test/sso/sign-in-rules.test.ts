@@ -1,12 +1,13 @@
 // Who a verified sign-in signs in, in process (src/sso/sso-commands.ts ssoSignIn): the subject seen
 // before, else the organisation's member of that address; never an account of another organisation;
 // a new member only where createMembers is on and SCIM is off; roles from mapped groups, never the
-// break-glass Owner's nor the last Owner's; a sign-in under way good once.
+// break-glass Owner's nor the last Owner's; a sign-in's state good once, its sealed cookie its own.
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { hashPassword } from '../../src/model/passwords.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { kSsoIdentityRecords } from '../../src/sso/records.js';
+import { flowOrgId, openFlow, sealFlow } from '../../src/sso/flow-cookie.js';
+import { kSsoFlowRecords, kSsoIdentityRecords } from '../../src/sso/records.js';
 import { commandStore } from '../helpers/command-store.js';
 
 const at = Date.UTC(2030, 0, 1);
@@ -71,41 +72,29 @@ t.test('the person a sign-in reaches, and the role it gives', async (t) => {
   t.equal(store.getRole(org.id, owner.id), 'viewer', "SCIM's groups give the roles");
 });
 
-t.test('a sign-in under way is taken once, in its own browser, in its time', async (t) => {
-  const { run, refused, member } = commandStore(t, 'flagwire-sso-flow-', at);
+t.test("a sign-in's state is good once, in its time; its cookie opens only under its organisation's secret", async (t) => {
+  const { store, run, refused } = commandStore(t, 'flagwire-sso-flow-', at);
   const org = run('orgCreate', { name: 'Acme', plan: 'teams', principal: kOperator });
-  member(org.id, 'owner', 'owner@acme.test');
-  t.match(
-    refused('ssoFlowStart', {
-      stateHash: 'a'.repeat(64),
-      orgId: org.id,
-      nonce: 'n',
-      codeVerifier: 'v',
-      browserHash: 'b'.repeat(64),
-      expiresAt: at + 1,
-    }),
-    {
-      code: 'NOT_FOUND',
-    },
-  );
-  run('ssoSet', {
-    orgId: org.id,
-    principal: kOperator,
-    received: jsonBody(JSON.stringify({ issuer: kIssuer, clientId: 'c', clientSecret: 's' })),
-  });
-  const flow = {
-    stateHash: 'a'.repeat(64),
-    orgId: org.id,
-    nonce: 'n',
-    codeVerifier: 'v',
-    browserHash: 'b'.repeat(64),
-    expiresAt: at + 600_000,
-  };
-  run('ssoFlowStart', flow);
-  t.match(refused('ssoFlowTake', { stateHash: flow.stateHash, browserHash: 'c'.repeat(64) }), { message: /another browser/ });
-  t.match(refused('ssoFlowTake', { stateHash: flow.stateHash, browserHash: flow.browserHash }, at + 600_000), { message: /too long/ });
-  t.match(run('ssoFlowTake', { stateHash: flow.stateHash, browserHash: flow.browserHash }), { nonce: 'n', codeVerifier: 'v' });
-  t.match(refused('ssoFlowTake', { stateHash: flow.stateHash, browserHash: flow.browserHash }), { message: /used already/ });
+  const used = { stateHash: 'a'.repeat(64), orgId: org.id, expiresAt: at + 600_000 };
+  t.match(refused('ssoStateUse', { ...used, expiresAt: at }), { message: /too long/ });
+  t.same(run('ssoStateUse', used), { used: true });
+  t.match(refused('ssoStateUse', used), { code: 'SIGN_IN_FAILED', message: /used already/ });
+  // The organisation's expired marks go at its next sign-in.
+  run('ssoStateUse', { ...used, stateHash: 'b'.repeat(64) }, at + 600_000 - 1);
+  t.equal(store.getKeyed(kSsoFlowRecords, used.stateHash)?.orgId, org.id, 'kept until it expires');
+  run('ssoStateUse', { ...used, stateHash: 'c'.repeat(64), expiresAt: at + 1_300_000 }, at + 600_000);
+  t.equal(store.getKeyed(kSsoFlowRecords, used.stateHash), undefined, 'an expired mark dropped');
+
+  const settings = { orgId: org.id, clientSecret: 'the client secret' };
+  const flow = { stateHash: 'd'.repeat(64), nonce: 'n', codeVerifier: 'v', expiresAt: at + 600_000 };
+  const cookie = sealFlow(settings, flow);
+  t.equal(flowOrgId(cookie), org.id);
+  t.same(openFlow(settings, cookie), { orgId: org.id, ...flow }, 'opened under its secret');
+  t.equal(openFlow({ ...settings, clientSecret: 'rotated' }, cookie), null, 'a rotated secret ends it');
+  t.equal(openFlow({ ...settings, orgId: 'org_other' }, cookie), null, "another organisation's key does not open it");
+  const altered = `${cookie.slice(0, -2)}${cookie.at(-2) === 'A' ? 'B' : 'A'}${cookie.slice(-1)}`;
+  t.equal(openFlow(settings, altered), null, 'an altered cookie does not open');
+  t.equal(openFlow(settings, 'x.y'), null, 'nor a value of no such shape');
 });
 
 t.test('a recorded subject signs in only a member; its session and its changes reach that organisation alone', async (t) => {

@@ -150,12 +150,11 @@ async function everyDatabase(t: TestContext): Promise<string> {
   const scim = { orgId: ids.orgA, secretHash: hashSecret(secret), base: 'http://127.0.0.1/scim/v2', verb: 'create' as const };
   world.run('scimUserWrite', { ...scim, body: { userName: 'provisioned@a.test' } }, at);
   world.run('scimGroupWrite', { ...scim, body: { displayName: 'Leads' } }, at);
-  // Single sign-on for another organisation: its settings, a sign-in under way and a person signed in.
+  // Single sign-on for another organisation: its settings, a sign-in's used state and a person signed in.
   const issuer = 'https://idp.example.com';
   const sso = jsonBody(JSON.stringify({ issuer, clientId: 'flagwire', clientSecret: 'secret' }));
   world.run('ssoSet', { orgId: ids.orgB, principal: kOperator, received: sso }, at);
-  const flow = { orgId: ids.orgB, nonce: 'n', codeVerifier: 'v', browserHash: 'b'.repeat(64), expiresAt: at + 600_000 };
-  world.run('ssoFlowStart', { ...flow, stateHash: 'c'.repeat(64) }, at);
+  world.run('ssoStateUse', { orgId: ids.orgB, stateHash: 'c'.repeat(64), expiresAt: at + 600_000 }, at);
   const session = { idHash: 'd'.repeat(64), csrfToken: 'csrf', expiresAt: at + 3_600_000 };
   world.run('ssoSignIn', { orgId: ids.orgB, issuer, subject: 's-owner', email: 'owner@b.test', name: null, groups: [], session }, at);
   // A guarded environment: a scheduled change there is held as a change request, and once approved its

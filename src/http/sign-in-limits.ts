@@ -1,9 +1,9 @@
 // The web console's sign-in limits: failed sign-ins counted per address and per account (the e-mail
-// address given, known or not, so the answer is the same for both), and the password checks running at
-// once. Per process, like the Management API's failed-auth limit: everything is in shared memory, made
+// address given, known or not, so the answer is the same for both), single sign-on starts per address,
+// and the password checks running at once. Per process, like the Management API's failed-auth limit: everything is in shared memory, made
 // once by the main thread and attached to by every front-end thread (`state`), so several threads do
 // not multiply a limit.
-import { AuthFailures, type AuthFailuresState } from '../http/auth-failures.js';
+import { AuthFailures, type AuthFailuresState } from './auth-failures.js';
 import { FlagwireError } from '../errors.js';
 
 const kAccountWindowMs = 15 * 60_000;
@@ -12,11 +12,18 @@ const kAccountWindowMs = 15 * 60_000;
  * refused with 503, so a burst of sign-ins from many addresses cannot take the server's memory.
  */
 const kMaxVerifying = 8;
+/**
+ * Single sign-on starts per address in a minute. A start stores nothing (its state travels in the
+ * browser's sealed cookie), so this bounds only the work an address can ask for: a person starting
+ * again and again, or a few people behind one address, stay far below it.
+ */
+export const kSsoStartsPerMinute = 60;
 
 /** Both tables' shared memory: cloned to every front-end thread. */
 export interface SignInLimitsState {
   readonly addresses: AuthFailuresState;
   readonly accounts: AuthFailuresState;
+  readonly starts: AuthFailuresState;
   /** One Int32: password checks running now. */
   readonly verifying: SharedArrayBuffer;
 }
@@ -32,6 +39,7 @@ export interface SignInAttempt {
 export class SignInLimits {
   private readonly addresses: AuthFailures;
   private readonly accounts: AuthFailures;
+  private readonly starts: AuthFailures;
   private readonly running: Int32Array;
 
   /** New limits allowing `limit` failures per address in a minute and per account in 15 minutes, in new shared memory. */
@@ -39,6 +47,7 @@ export class SignInLimits {
     return new SignInLimits({
       addresses: AuthFailures.create(limit).state,
       accounts: AuthFailures.create(limit, 100_000, kAccountWindowMs).state,
+      starts: AuthFailures.create(kSsoStartsPerMinute).state,
       verifying: new SharedArrayBuffer(4),
     });
   }
@@ -47,6 +56,7 @@ export class SignInLimits {
   constructor(readonly state: SignInLimitsState) {
     this.addresses = new AuthFailures(state.addresses);
     this.accounts = new AuthFailures(state.accounts);
+    this.starts = new AuthFailures(state.starts);
     this.running = new Int32Array(state.verifying);
   }
 
@@ -66,6 +76,15 @@ export class SignInLimits {
       throw tooMany('for this account; wait 15 minutes');
     }
     return { address, account: key, addressWindow, accountWindow };
+  }
+
+  /** Counts one single sign-on start from `address`, or throws the 429 once it made kSsoStartsPerMinute in a minute. */
+  reserveStart(address: string, now: number): void {
+    if (this.starts.reserve(address, now) === null)
+      throw new FlagwireError(
+        'TOO_MANY_AUTH_FAILURES',
+        `More than ${kSsoStartsPerMinute} single sign-on starts came from this address in a minute; wait a minute before retrying.`,
+      );
   }
 
   /** Uncounts an attempt that was not a failure: the right password, or one never checked. */
