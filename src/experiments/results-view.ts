@@ -2,12 +2,16 @@
 // against the experiment's plan, with the sample-ratio check given the lowest p-value seen so far, the
 // primary metric's daily intervals kept so far, and every bound that is infinite (nothing known yet) as
 // null, since JSON has no infinity.
+import { FlagwireError } from '../errors.js';
 import type { ExperimentStatistics } from '../events/statistics.js';
+import { compileValidator } from '../model/validation.js';
 import { type ExperimentLook, experimentView, intervalPointDue } from './experiment-commands.js';
-import type { Experiment, IntervalPoint } from './experiment-records.js';
+import { type Experiment, type IntervalPoint, planOf } from './experiment-records.js';
 import type { EffectResult, MetricComparison } from './comparison.js';
 import { experimentResults, kDefaultAnalysis } from './results.js';
-import type { ExperimentResultsBody } from './schemas.js';
+import { type ExperimentResultsBody, ExperimentPlanFields } from './schemas.js';
+
+const kPlanValidator = compileValidator(ExperimentPlanFields, { quoteKeys: false });
 
 type Comparison = ExperimentResultsBody['comparisons'][number];
 
@@ -47,6 +51,13 @@ function comparisonView(c: MetricComparison): Comparison {
 
 /** The results of `experiment` from its statistics now, against its plan and its sample-ratio history. */
 export function experimentResultsView(experiment: Experiment, statistics: ExperimentStatistics): ExperimentResultsBody {
+  // A plan kept before its fields were bounded (an alpha of 1e-300) cannot be computed: said, not a 500.
+  const problems = kPlanValidator.problems(planOf(experiment));
+  if (problems.length > 0)
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `Experiment "${experiment.key}" has a plan its results cannot be computed against (${problems.join('; ')}): stop it and change its plan (its statistics are kept).`,
+    );
   const results = experimentResults(
     statistics,
     {

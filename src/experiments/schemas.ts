@@ -9,6 +9,13 @@ export const kMaxArms = 20;
 export const kMaxMetrics = 20;
 /** Daily interval points an experiment keeps (its results' history): a quarter of a year of days, a few kilobytes. */
 export const kMaxIntervalPoints = 90;
+/**
+ * The error rates a plan may take (docs/decisions.md: Experiment statistics). Below about 1e-16,
+ * 1 − α/2 rounds to 1 and no quantile exists; the floor is far above that, where a sequence still
+ * narrows within any plausible planned size.
+ */
+export const kMinAlpha = 0.001;
+export const kMaxAlpha = 0.5;
 
 const kVariantName = Type.String({
   minLength: 1,
@@ -20,10 +27,11 @@ const Arm = Type.Object(
   {
     variant: kVariantName,
     weight: Type.Number({
-      exclusiveMinimum: 0,
+      // A floor, not just > 0: a weight that rounds to no share at all would plan the arm to get no one.
+      minimum: 1e-6,
       maximum: 1e6,
       description: "The arm's planned share, any positive scale (50 and 50, or 1 and 1): what the sample-ratio check expects",
-      'x-error': 'must be a positive number (at most 1000000)',
+      'x-error': 'must be a positive number from 0.000001 to 1000000',
     }),
   },
   { additionalProperties: false },
@@ -49,10 +57,10 @@ const kPlannedSubjects = Type.Integer({
   'x-error': 'must be a whole number of subjects, at least 1',
 });
 const kAlpha = Type.Number({
-  exclusiveMinimum: 0,
-  exclusiveMaximum: 1,
-  description: 'The error rate of every interval and test (default 0.05)',
-  'x-error': 'must be a number strictly between 0 and 1',
+  minimum: kMinAlpha,
+  maximum: kMaxAlpha,
+  description: `The error rate of every interval and test (default 0.05), from ${kMinAlpha} to ${kMaxAlpha}`,
+  'x-error': `must be a number from ${kMinAlpha} to ${kMaxAlpha} (an error rate strictly between 0 and 1 that the statistics can be computed at)`,
 });
 const kArms = Type.Array(Arm, { minItems: 2, maxItems: kMaxArms, description: 'The arms compared, the control among them' });
 const kMetrics = Type.Array(Metric, { minItems: 1, maxItems: kMaxMetrics, description: 'The metrics read' });
@@ -68,6 +76,9 @@ const kPlanFields = {
   plannedSubjects: kPlannedSubjects,
   alpha: Type.Optional(kAlpha),
 };
+
+/** An experiment's plan with its bounds: what a stored record is held to before its results are computed. */
+export const ExperimentPlanFields = Type.Object({ ...kPlanFields, alpha: kAlpha }, { additionalProperties: false });
 
 /** The body of POST /api/v1/experiments. */
 export const ExperimentCreate = Type.Object({ key: ExperimentKey, flagId: kFlagId, ...kPlanFields }, { additionalProperties: false });
