@@ -16,6 +16,7 @@ import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { kAudienceRecords } from '../store/record-kinds.js';
 import { ruleRefs } from '../targeting/refs.js';
 import { type Experiment, experimentStatus, getExperiment, putExperiment } from './experiment-records.js';
+import { envsOf, where } from './running-keys.js';
 
 /**
  * What decides who gets which variant of `flag` in `env`: its name (what clients ask for) and bucketing,
@@ -40,21 +41,12 @@ export function allocationOf(r: StoreReader, flag: Flag, env: string | null): Re
   };
 }
 
-/** The environments a flag has a state in: a single flag's one (null), a group flag's each. */
-function envsOf(flag: Flag): (string | null)[] {
-  return flag.kind === 'flag' ? [null] : Object.keys(flag.environments);
-}
-
 /** The experiment running on `flag` in `env` (its state carries its key and it is running), if any. */
 function runningOn(r: StoreReader, flag: Flag, env: string | null): Experiment | undefined {
   const key = effectiveState(flag, env).experiment;
   if (key === undefined) return undefined;
   const experiment = getExperiment(r, flag.projectId, env, key);
   return experiment !== undefined && experiment.flagId === flag.id && experimentStatus(experiment) === 'running' ? experiment : undefined;
-}
-
-function where(env: string | null): string {
-  return env === null ? '' : ` in ${env}`;
 }
 
 /** Refuses where a running experiment on `flag` finds the flag's allocation other than it started with. */
@@ -66,7 +58,7 @@ function checkFlag(r: StoreReader, flag: Flag): void {
     if (experiment === undefined || experiment.allocation === null || same(experiment.allocation, allocationOf(r, flag, env))) continue;
     throw new FlagwireError(
       'INVALID_REQUEST',
-      `Flag ${flag.name} runs experiment "${experiment.key}"${where(env)}, and this change would alter who gets which variant there (its name, bucketing, on or off, percentage, cohorts, audience, variants, default variant, rule or the fragments it names) from what the experiment started with: nothing was changed. Stop the experiment first (its statistics are kept), or end it on the flag ("experiment": null).`,
+      `Flag ${flag.name} runs experiment "${experiment.key}"${where(env)}, and this change would alter who gets which variant there (its name, bucketing, on or off, percentage, cohorts, audience, variants, default variant, rule or the fragments it names) from what the experiment started with: nothing was changed. Stop the experiment first (its statistics are kept).`,
     );
   }
 }

@@ -4,13 +4,14 @@
 // the engine beside it (results.ts and its modules; docs/statistics.md). Management API, CLI and the
 // web console's experiments pages. A start or stop in a guarded environment is a change request
 // (environment-state.ts); a running experiment's allocation does not change, whatever would change it
-// (allocation.ts, a write check).
+// (allocation.ts, a write check), nor does its key move off its flag or onto another (running-keys.ts).
 import { defineCapability } from '../capability/capability.js';
 import { checkRunningAllocations } from './allocation.js';
 import { kExperimentAuditActions } from './audit-actions.js';
 import { kExperimentEnvironmentState } from './environment-state.js';
 import { kExperimentCommands } from './command-table.js';
 import { kExperimentRecords } from './experiment-records.js';
+import { checkRunningKeys } from './running-keys.js';
 import { ExperimentBody, ExperimentCreate, ExperimentDeleted, ExperimentList, ExperimentResultsBody, ExperimentUpdate } from './schemas.js';
 
 export const kExperiments = defineCapability({
@@ -32,5 +33,5 @@ export const kExperiments = defineCapability({
   auditActions: kExperimentAuditActions,
   webhookEvent: 'flag',
   environmentState: [kExperimentEnvironmentState],
-  writeChecks: [checkRunningAllocations],
+  writeChecks: [checkRunningAllocations, checkRunningKeys],
 });

@@ -9,6 +9,7 @@ import { type Actor, actorInProject, type Principal } from '../actor/audit-actor
 import { FlagwireError } from '../errors.js';
 import { patchFlagAs } from '../flags/flag-commands.js';
 import { allocationOf } from './allocation.js';
+import { keyOnSecondFlag, otherFlagWithKey } from './running-keys.js';
 import { getFlag } from '../flag-records/flag-store.js';
 import { effectiveState } from '../flag-records/flag-state.js';
 import type { AuditEntry } from '../model/audit.js';
@@ -187,8 +188,8 @@ export function flagVariants(flag: Flag, env: string | null): string[] {
 /**
  * Starts an experiment (again, after a stop: its statistics, counted under its key, go on): its flag's
  * state in the environment takes the experiment's key, so its answers say inExperiment and its
- * exposures are counted. Refused where the flag cannot answer with every arm, or already runs another
- * experiment there.
+ * exposures are counted. Refused where the flag cannot answer with every arm, already runs another
+ * experiment there, or another flag carries the key there (its answers would count as this one's).
  */
 export function experimentStart(w: StoreWriter, input: ExperimentKeyInput, now: number): ExperimentBody {
   const { project, actor, env } = actingIn(w, input, now);
@@ -214,6 +215,8 @@ export function experimentStart(w: StoreWriter, input: ExperimentKeyInput, now: 
       'INVALID_REQUEST',
       `Flag ${flag.name} already runs experiment "${running}" here: stop it (or end it on the flag) before starting "${experiment.key}".`,
     );
+  const other = otherFlagWithKey(w, experiment);
+  if (other !== undefined) throw keyOnSecondFlag(w, experiment, other, env);
   patchFlagAs(w, { projectId: project.id, flagId: flag.id, env, actor, patch: { experiment: experiment.key } }, now);
   const started: Experiment = {
     ...experiment,

@@ -90,7 +90,6 @@ t.test(
 
 t.test('while it runs, a change to who gets which variant is refused on every path, held or not; others pass', async (t) => {
   // Asked for before it would run: a pending change request to the flag's percentage in production.
-  world.run('flagPatch', { flagId: ids.groupFlag, env: 'production', principal: bypass, patch: { experiment: null } }, t0 + 11);
   world.run('experimentStop', { principal: bypass, ...production, key }, t0 + 12);
   const pending = held(
     world.outcome('flagPatch', { flagId: ids.groupFlag, env: 'production', principal: editor, patch: { trafficPercentage: 30 } }, t0 + 13),
@@ -203,8 +202,15 @@ t.test(
       "a variant's value",
     );
 
-    // Ending it on the flag (the key dropped) is not a change the experiment can refuse; after it, the flag is free.
-    world.run('flagPatch', { flagId: ids.flag, env: null, principal: kOperator, patch: { experiment: null } });
+    // Its key is not ended on the flag while it runs (running-keys.ts); stopped, the flag is free.
+    t.match(
+      refusedCommand(t, world, 'INVALID_REQUEST', () =>
+        world.run('flagPatch', { flagId: ids.flag, env: null, principal: kOperator, patch: { experiment: null } }),
+      ),
+      /cannot be changed or dropped while the experiment runs/,
+      'the key dropped',
+    );
+    world.run('experimentStop', { ...single, key: 'single-exp' });
     t.equal(world.run('flagPatch', { flagId: ids.flag, env: null, principal: kOperator, patch: { trafficPercentage: 80 } }).changed, true);
   },
 );

@@ -11,7 +11,7 @@ import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { flagsPlan } from '../../src/flags-as-code/apply-commands.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { renderPlan } from '../../src/flags-as-code/plan-text.js';
-import { getExperiment } from '../../src/experiments/experiment-records.js';
+import { getExperiment, putExperiment } from '../../src/experiments/experiment-records.js';
 import { effectiveState } from '../../src/flag-records/flag-state.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
 import { jsonBody } from '../../src/model/request-body.js';
@@ -166,7 +166,18 @@ t.test('the flag state drops the key: stopped (before its plan changes); names i
 });
 
 t.test('the key wins: a record still running after the key was ended on the flag plans as stopping, and apply stops it', async (t) => {
-  world.run('flagPatch', { principal: kOperator, flagId: ids.flag, env: null, patch: { experiment: null } });
+  t.match(
+    refusedCommand(t, world, 'INVALID_REQUEST', () =>
+      world.run('flagPatch', { principal: kOperator, flagId: ids.flag, env: null, patch: { experiment: null } }),
+    ),
+    /runs experiment "checkout-2026": its experiment key cannot be changed or dropped while the experiment runs.*Stop the experiment first/,
+    'the key is no longer ended on the flag while the experiment runs',
+  );
+  t.equal(flagKey(), key);
+  // What an older build let a flag patch leave: the key ended on the flag, the record still running.
+  const running = stored()!;
+  world.run('experimentStop', { principal: kOperator, projectId: ids.single, env: null, key }, 11_000);
+  world.store.transact((w) => putExperiment(w, running));
   t.equal(flagKey(), undefined);
   t.match(stored(), { stoppedAt: null }, 'the record still says running');
   const exported = exportedFile(world, ids.single);
