@@ -7,12 +7,12 @@
 // may carry structures, and refusing the whole evaluation for one would be hostile); an empty
 // targetingKey, cohort or env counts as absent, as on the Evaluation API.
 //
-// Bounded (issue 42, docs/operations.md: Evaluation work): a context holding more than kMaxContextChars
-// characters of keys and strings, more than kMaxContextValues keys and items, or nested deeper than
-// kMaxContextDepth is refused with INVALID_CONTEXT before any flag is evaluated. What a rule may then build
-// from it is bounded by src/targeting/work-budget.ts. (The body itself is at most 1 MiB: src/http/body.ts.)
+// Bounded (issue 42, docs/operations.md: Evaluation work): a context past the bound every evaluation
+// route applies (src/eval-engine/context-bounds.ts) is refused with INVALID_CONTEXT before any flag is
+// evaluated. What a rule may then build from it is bounded by src/targeting/work-budget.ts. (The body itself is at most 1 MiB: src/http/body.ts.)
 import type { UnleashFields } from '../unleash-rules/constraints.js';
 import { FlatUnleashFields } from '../unleash-rules/fields.js';
+import { kContextTooLarge, withinContextBounds } from '../eval-engine/context-bounds.js';
 import type { EvalContext } from '../eval-engine/evaluate.js';
 import type { RuleContext } from '../eval-engine/variants.js';
 import { compileValidator } from '../model/validation.js';
@@ -22,16 +22,6 @@ const kRequestCheck = compileValidator(OfrepEvaluationRequest, { quoteKeys: fals
 const kContextCheck = compileValidator(OfrepContextShape, { quoteKeys: false });
 const kEmptyContext: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 const kShape = 'Send a JSON object such as {"context": {"targetingKey": "user-1", "plan": "beta"}}.';
-/** Characters of the context's keys and strings at most (UTF-16 code units): 64 Ki, far above any real context. */
-export const kMaxContextChars = 65_536;
-/** Keys of objects and items of arrays in the whole context at most. */
-export const kMaxContextValues = 10_000;
-/** Objects and arrays nested in the context at most (the context itself is level 1). */
-export const kMaxContextDepth = 16;
-const kTooLarge =
-  `The context holds more than ${kMaxContextChars} characters of keys and strings, more than ${kMaxContextValues} keys ` +
-  `and items, or is nested deeper than ${kMaxContextDepth} levels: send only the attributes your flags read ` +
-  '(docs/operations.md: Evaluation work).';
 
 /** One parsed body. Each worker reuses one instance (parse() resets it). */
 export class OfrepContext implements EvalContext, RuleContext {
@@ -87,7 +77,7 @@ export class OfrepContext implements EvalContext, RuleContext {
 
   /** Takes a context of the right shape, within the limits. */
   private take(context: Readonly<Record<string, unknown>>): boolean {
-    if (!withinLimits(context)) return this.fail('INVALID_CONTEXT', kTooLarge);
+    if (!withinContextBounds(context)) return this.fail('INVALID_CONTEXT', kContextTooLarge);
     this.attrs = context;
     this.targetingKey = nonEmpty(context.targetingKey);
     this.cohort = nonEmpty(context.cohort);
@@ -116,39 +106,6 @@ export class OfrepContext implements EvalContext, RuleContext {
     this.errorDetails = details;
     return false;
   }
-}
-
-// What the walk of one context has counted (module state: a worker parses one body at a time).
-let values = 0;
-let chars = 0;
-
-/** Whether `context` is within the limits; walked no further than they allow, and allocating nothing. */
-function withinLimits(context: object): boolean {
-  values = 0;
-  chars = 0;
-  return walk(context, 1);
-}
-
-function walk(value: object, depth: number): boolean {
-  if (depth > kMaxContextDepth) return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!visit(value[i], depth)) return false;
-    return true;
-  }
-  // for-in over JSON.parse's plain objects: their own keys, and no array of them made per request.
-  for (const key in value) {
-    chars += key.length;
-    if (!visit((value as Record<string, unknown>)[key], depth)) return false;
-  }
-  return true;
-}
-
-/** Counts one key's value or one item (at `depth`, that of what holds it), and what it holds. */
-function visit(item: unknown, depth: number): boolean {
-  if (++values > kMaxContextValues) return false;
-  if (typeof item === 'string') chars += item.length;
-  else if (item !== null && typeof item === 'object') return walk(item, depth + 1);
-  return chars <= kMaxContextChars;
 }
 
 function nonEmpty(value: unknown): string | null {

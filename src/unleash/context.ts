@@ -17,6 +17,9 @@
 // as unleash-proxy-client writes it) or as a JSON body (`{"context": {...}}`, or the context itself, as
 // Unleash Edge reads it); a name that is none of Unleash's fields is a property, as Unleash's own
 // front-end API reads `?plan=pro`. Property values that are numbers or booleans match by their JSON text.
+// A body's context is held to the bound every evaluation route applies (src/eval-engine/context-bounds.ts);
+// a query is held to uWS's 4 KiB of request head, inside it.
+import { kContextTooLarge, withinContextBounds } from '../eval-engine/context-bounds.js';
 import type { EvalContext } from '../eval-engine/evaluate.js';
 import type { RuleContext } from '../eval-engine/variants.js';
 import type { UnleashFields } from '../unleash-rules/constraints.js';
@@ -98,6 +101,8 @@ export class UnleashContext implements EvalContext, RuleContext, UnleashFields {
     if (!isObject(body)) return this.fail(`The request body must be a JSON object. ${kShape}`);
     const context = Object.hasOwn(body, 'context') ? body.context : body;
     if (!isObject(context)) return this.fail(`"context" must be a JSON object. ${kShape}`);
+    // Before any of it is read: the bound every evaluation route applies.
+    if (!withinContextBounds(context)) return this.fail(kContextTooLarge);
     for (const name in context) {
       const value = context[name];
       if (name === 'properties') {

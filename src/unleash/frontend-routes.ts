@@ -45,7 +45,10 @@ const kContextQuery = {
 };
 /** Its refusals, in the Evaluation API's envelope ({error, detail}: src/client-keys/access.ts says which). */
 const kErrors = {
-  '400': json(ErrorBody, 'Invalid request: a POST body that is not a JSON object, or whose context or properties is not one'),
+  '400': json(
+    ErrorBody,
+    'Invalid request: a POST body that is not a JSON object, whose context or properties is not one, or whose context is past the bound (docs/operations.md: Evaluation work)',
+  ),
   '401': json(ErrorBody, 'No client key, not one (an API token or a relay key among them), an unknown one or a revoked one'),
   '403': json(ErrorBody, "Insufficient permission: a key without the use frontend; Forbidden: the key's environment is gone"),
   '413': json(ErrorBody, 'The body is over 1 MiB (the connection is closed)'),

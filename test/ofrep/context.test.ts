@@ -1,6 +1,7 @@
 // OFREP request bodies -> the evaluation context (src/ofrep/context.ts).
 import t from 'tap';
-import { kMaxContextChars, kMaxContextDepth, kMaxContextValues, OfrepContext } from '../../src/ofrep/context.js';
+import { kMaxContextChars, kMaxContextDepth, kMaxContextValues } from '../../src/eval-engine/context-bounds.js';
+import { OfrepContext } from '../../src/ofrep/context.js';
 
 const parse = (raw: string) => {
   const ctx = new OfrepContext();
