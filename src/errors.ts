@@ -27,6 +27,7 @@ export const kErrors = {
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', anchor: 'payload-too-large' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too many failed authentication attempts', anchor: 'too-many-requests' },
   TOO_MANY_EVENTS: { status: 429, title: 'Too many events', anchor: 'too-many-events' },
+  TOO_MANY_REPORTS: { status: 429, title: 'Too many reports', anchor: 'too-many-reports' },
   EVENT_STORAGE_FULL: { status: 429, title: 'Event storage full', anchor: 'event-storage-full' },
   INTERNAL: { status: 500, title: 'Internal server error', anchor: 'internal-error' },
   STORE_UNAVAILABLE: { status: 503, title: 'Storage unavailable', anchor: 'storage-unavailable' },

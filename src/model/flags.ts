@@ -139,7 +139,7 @@ export function addToHours(hours: UsageHours | undefined, evaluations: number, a
     const index = hours.counts.length - 1 - (hours.lastHour - hour);
     if (index < 0) return hours;
     const counts = [...hours.counts];
-    counts[index]! += evaluations;
+    counts[index] = saturatingSum(counts[index]!, evaluations);
     return { lastHour: hours.lastHour, counts };
   }
   const gap = Math.min(hour - hours.lastHour, kUsageHours);
@@ -178,6 +178,14 @@ export function isStale(flag: { createdAt: number }, usage: FlagUsage | undefine
 }
 
 /**
+ * a + b, held at Number.MAX_SAFE_INTEGER: past it a count is no longer exact (issue 96, item 7), so a
+ * total that reaches it stays there (docs/operations.md: Flag usage says so).
+ */
+export function saturatingSum(a: number, b: number): number {
+  return Math.min(a + b, Number.MAX_SAFE_INTEGER);
+}
+
+/**
  * Usage counted since `total` added to it: the one rule for merging counts (the eval workers' totals,
  * the main thread's pending flush, the writer's stored totals): evaluations add up, the latest time wins.
  * `total` undefined is no usage yet. Returns a new record; neither argument is changed.
@@ -186,7 +194,7 @@ export function mergeUsage(total: FlagUsage | undefined, count: FlagUsage): Flag
   if (total === undefined) return { flagId: count.flagId, evaluations: count.evaluations, lastEvaluatedAt: count.lastEvaluatedAt };
   return {
     flagId: count.flagId,
-    evaluations: total.evaluations + count.evaluations,
+    evaluations: saturatingSum(total.evaluations, count.evaluations),
     lastEvaluatedAt: Math.max(total.lastEvaluatedAt, count.lastEvaluatedAt),
   };
 }

@@ -5,8 +5,16 @@
 import type { Flag, FlagUsage } from '../model/flags.js';
 import { type Static, Type } from '../typebox.js';
 
-/** What one report may count per flag and answer: past a minute's interval of any real SDK, not a bound on Flagwire's totals. */
+/** What one report may say per flag and answer: a count in 31 bits, as the SDKs keep it. */
 const kMaxCount = 2 ** 31 - 1;
+/**
+ * What one report counts of one flag at most (issue 96, item 7; docs/operations.md: Flag usage): what one
+ * SDK instance can have evaluated of it in an interval (unleash-client's default is a minute: 10 million is
+ * about 170,000 a second), where 2^31 per report let a read token add 4.1e13 in 20 s. Clamped, not
+ * refused: unleash-client keeps a refused report's counts and sends them again, summed with the next
+ * interval's, so an SDK that was cut off for a while would be refused for good.
+ */
+export const kMaxReportCount = 10_000_000;
 const kCount = Type.Integer({ minimum: 0, maximum: kMaxCount });
 const kTime = Type.Union([Type.String(), Type.Number()], { description: 'An ISO 8601 time (the SDKs send one) or Unix ms' });
 
@@ -56,7 +64,7 @@ export type UnleashClientMetrics = Static<typeof UnleashClientMetrics>;
 
 /**
  * The report's counts as flag usage, `at` the time they are received: each named flag of the project's
- * `flags` counted yes + no times (its evaluations by the SDK); a name that is not one of them, or a
+ * `flags` counted yes + no times (its evaluations by the SDK), at most kMaxReportCount; a name that is not one of them, or a
  * flag counted zero times, counts nothing.
  */
 export function usageOfReport(report: UnleashClientMetrics, flags: readonly Flag[], at: number): FlagUsage[] {
@@ -65,7 +73,7 @@ export function usageOfReport(report: UnleashClientMetrics, flags: readonly Flag
   for (const flag of flags) {
     // Own properties only: a flag named "constructor" is not counted from Object.prototype.
     const counted = Object.hasOwn(toggles, flag.name) ? toggles[flag.name]! : undefined;
-    const evaluations = counted === undefined ? 0 : counted.yes + counted.no;
+    const evaluations = counted === undefined ? 0 : Math.min(counted.yes + counted.no, kMaxReportCount);
     if (evaluations > 0) counts.push({ flagId: flag.id, evaluations, lastEvaluatedAt: at });
   }
   return counts;

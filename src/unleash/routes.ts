@@ -33,6 +33,7 @@ import { buildClientFeatures } from './client-features.js';
 import { readFeaturesSource } from './features-source.js';
 import { UnleashStream } from './streaming.js';
 import { UnleashClientMetrics, UnleashClientRegistration, usageOfReport } from './client-reports.js';
+import { ReportRate, TooManyReportsError } from './report-rate.js';
 
 const kPath = '/api/client/features';
 const kRegisterPath = '/api/client/register';
@@ -159,11 +160,20 @@ export const kUnleashRoutes = {
       "An Unleash server SDK's counts: each of the project's flags it names counted in its usage (yes + no), written at the next usage flush",
       UnleashClientMetrics,
     ),
-    handler: (deps, route) =>
-      reportHandler(deps, route, kMetricsPath, kMetrics, (report, project, now) => {
-        const counts = usageOfReport(report, listFlags(deps.store, project), now);
-        if (counts.length > 0) deps.usage.addUsage(counts);
-      }),
+    handler: (deps, route) => {
+      const rate = new ReportRate();
+      return reportHandler(
+        deps,
+        route,
+        kMetricsPath,
+        kMetrics,
+        (report, project, now) => {
+          const counts = usageOfReport(report, listFlags(deps.store, project), now);
+          if (counts.length > 0) deps.usage.addUsage(counts);
+        },
+        rate,
+      );
+    },
   },
 } as const satisfies Record<string, ServiceRouteSpec>;
 
@@ -179,8 +189,9 @@ function reportDocs(operationId: string, summary: string, schema: TSchema): Serv
 }
 
 /**
- * A report's route: the body read within the body budget, the token granted, the body checked against
- * `validator`, then `take` (the project's id) and 202; every refusal in the Management API's envelope.
+ * A report's route: the body read within the body budget, the token granted, the report charged to its
+ * project's `rate` (when given), the body checked against `validator`, then `take` (the project's id) and
+ * 202; every refusal in the Management API's envelope.
  */
 function reportHandler<T>(
   deps: ServiceRouteDeps,
@@ -188,6 +199,7 @@ function reportHandler<T>(
   path: string,
   validator: { check(value: unknown): value is T; problems(value: unknown): string[] },
   take: (report: T, projectId: string, now: number) => void,
+  rate: ReportRate | null = null,
 ): (res: PendingResponse, req: HttpRequest) => void {
   const access = new FeaturesAccess(deps.store, deps.authFailures, deps.activity);
   const addressOf = clientAddresses(deps.config);
@@ -203,13 +215,16 @@ function reportHandler<T>(
         deps.store.resetReadTxn();
         refuseUrlTokens(query);
         let report: T | undefined;
-        const { project } = access.grant(authorization, ip, 'POST', path, now, () => {
+        const { project } = access.grant(authorization, ip, 'POST', path, now, (granted) => {
+          // Charged to the project before its body is read (report-rate.ts).
+          rate?.take(granted.project.id, now);
           report = checkedBody({ bytes: body, contentType }, validator);
         });
         take(report!, project.id, now);
         send(res, 202, '', 'application/json', revisionHeaders(deps.store.revision()));
       } catch (err) {
-        status = sendRefusal(res, err, deps, path, 'unexpected error taking an Unleash client report');
+        const retryAfter = err instanceof TooManyReportsError ? [['Retry-After', String(err.retryAfterSeconds)] as const] : [];
+        status = sendRefusal(res, err, deps, path, 'unexpected error taking an Unleash client report', retryAfter);
       } finally {
         release();
       }
