@@ -2,6 +2,7 @@
 // whose check is compiled once, and a body that fails it gets the console's texts. Flag bodies are not
 // forms: they go to the writer as received, to be parsed with the Management API's rules.
 import { FlagwireError } from '../errors.js';
+import { jsonBoundsProblem } from '../http/json-bounds.js';
 import type { ReceivedBody } from '../model/request-body.js';
 import { schemaErrorText } from '../model/schemas.js';
 import { type CompiledCheck, compiledOnUse, type Static, type TObject, type TSchema, Type, ValueErrorType } from '../typebox.js';
@@ -66,9 +67,14 @@ function fieldChecks(schema: TObject | typeof JsonObject): FieldCheck[] {
   }));
 }
 
-/** The body's JSON value; undefined for none and for text that is not JSON (every form refuses both). */
+/**
+ * The body's JSON value; undefined for none and for text that is not JSON (every form refuses both). A body
+ * past the JSON bounds (src/http/json-bounds.ts) is refused before it is parsed.
+ */
 function jsonBody(received: ReceivedBody | null): unknown {
   if (received === null || received.bytes.length === 0) return undefined;
+  const outOfBounds = jsonBoundsProblem(received.bytes);
+  if (outOfBounds !== null) throw new FlagwireError('INVALID_REQUEST', outOfBounds);
   try {
     return JSON.parse(Buffer.from(received.bytes).toString('utf8'));
   } catch {

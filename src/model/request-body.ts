@@ -1,6 +1,7 @@
 // JSON request bodies of POST and PATCH: content type, empty body, encoding and syntax, each with a fix in the detail.
 import { isUtf8 } from 'node:buffer';
 import { FlagwireError } from '../errors.js';
+import { jsonBoundsProblem } from '../http/json-bounds.js';
 import { unicodeProblems } from './validation.js';
 
 export type BodyKind = 'create' | 'patch';
@@ -58,7 +59,8 @@ const kNotUtf8 = 'The request body is not valid UTF-8; send the JSON encoded as 
 /**
  * The body as a JSON object, or its one problem. The encoding and the strings are checked here, for
  * every body before any field's rule: text that is not valid Unicode (bytes that are not UTF-8, or
- * lone surrogates written as escapes, anywhere, keys included) is refused, never stored altered.
+ * lone surrogates written as escapes, anywhere, keys included) is refused, never stored altered; so is
+ * a body past the JSON bounds (src/http/json-bounds.ts), before it is parsed.
  */
 export function parseJsonObject(body: ReceivedBody, kind: BodyKind): ParsedBody {
   const { bytes, contentType } = body;
@@ -75,6 +77,9 @@ export function parseJsonObject(body: ReceivedBody, kind: BodyKind): ParsedBody 
     };
   }
   if (!isUtf8(buffer)) return { ok: false, problem: kNotUtf8 };
+  // Before JSON.parse builds it: nothing too deep or too large to walk, check or clone is ever made.
+  const outOfBounds = jsonBoundsProblem(buffer);
+  if (outOfBounds !== null) return { ok: false, problem: outOfBounds };
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -9,12 +9,15 @@
 //
 // Bounded (issue 42, docs/operations.md: Evaluation work): a context past the bound every evaluation
 // route applies (src/eval-engine/context-bounds.ts) is refused with INVALID_CONTEXT before any flag is
-// evaluated. What a rule may then build from it is bounded by src/targeting/work-budget.ts. (The body itself is at most 1 MiB: src/http/body.ts.)
+// evaluated. What a rule may then build from it is bounded by src/targeting/work-budget.ts. (The body
+// itself is at most 1 MiB, src/http/body.ts, and within the JSON bounds, src/http/json-bounds.ts, before
+// it is parsed.)
 import type { UnleashFields } from '../unleash-rules/constraints.js';
 import { FlatUnleashFields } from '../unleash-rules/fields.js';
 import { kContextTooLarge, withinContextBounds } from '../eval-engine/context-bounds.js';
 import type { EvalContext } from '../eval-engine/evaluate.js';
 import type { RuleContext } from '../eval-engine/variants.js';
+import { jsonBoundsProblem } from '../http/json-bounds.js';
 import { compileValidator } from '../model/validation.js';
 import { OfrepContext as OfrepContextShape, OfrepEvaluationRequest, type OfrepErrorCode } from '../model/ofrep-schemas.js';
 
@@ -41,6 +44,9 @@ export class OfrepContext implements EvalContext, RuleContext {
     this.env = null;
     this.attrs = kEmptyContext;
     if (raw.length === 0 || raw.trim() === '') return true;
+    // Scanned before JSON.parse builds it: the bounds below walk only what the body's own bounds let through.
+    const outOfBounds = jsonBoundsProblem(raw);
+    if (outOfBounds !== null) return this.fail('PARSE_ERROR', `${outOfBounds} ${kShape}`);
     let body: unknown;
     try {
       body = JSON.parse(raw);

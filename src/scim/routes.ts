@@ -7,6 +7,7 @@ import type { HttpRequest } from 'uWebSockets.js';
 import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
 import { answerableError } from '../errors.js';
 import { bodyRefusal } from '../http/body.js';
+import { jsonBoundsProblem } from '../http/json-bounds.js';
 import { type PendingResponse, send, trackAbort } from '../http/http.js';
 import { clientAddresses } from '../routes/service-route-parts.js';
 import type { WriterClient } from '../writer/client.js';
@@ -113,6 +114,9 @@ function scimHandler(deps: ServiceRouteDeps, route: number): (res: PendingRespon
 }
 
 function parseBody(body: Buffer): unknown {
+  // Scanned before it is parsed: a value nested too deep or too large is never built (nor cloned to the writer).
+  const outOfBounds = jsonBoundsProblem(body);
+  if (outOfBounds !== null) throw scimRefusal('invalidSyntax', outOfBounds);
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {

@@ -24,6 +24,7 @@ import type { EvalContext } from '../eval-engine/evaluate.js';
 import type { RuleContext } from '../eval-engine/variants.js';
 import type { UnleashFields } from '../unleash-rules/constraints.js';
 import { decodeFormComponent, FormPairs } from '../http/form-urlencoded.js';
+import { jsonBoundsProblem } from '../http/json-bounds.js';
 
 /** Unleash's own context fields: never properties. */
 export const kUnleashFields: ReadonlySet<string> = new Set([
@@ -92,6 +93,9 @@ export class UnleashContext implements EvalContext, RuleContext, UnleashFields {
   parseBody(raw: string): boolean {
     this.reset();
     if (raw.trim() === '') return this.settle();
+    // Scanned before JSON.parse builds it (src/http/json-bounds.ts).
+    const outOfBounds = jsonBoundsProblem(raw);
+    if (outOfBounds !== null) return this.fail(`${outOfBounds} ${kShape}`);
     let body: unknown;
     try {
       body = JSON.parse(raw);
