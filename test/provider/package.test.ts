@@ -1,0 +1,99 @@
+// Black-box: the packed provider (provider-app.ts: `npm run pack:provider`'s tarball installed with npm
+// into an application folder) loads as docs/provider.md promises, with require() in a plain CommonJS
+// process and with import in an ES module one, and each evaluates against a real server. The flags are
+// in Unleash's model with a REGEX and an IN_CIDR constraint: the engine loads the packages those need on
+// first use (src/load-on-use.ts), which the package must carry, as the application installs nothing else.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { principalOf } from '../../src/actor/audit-actor.js';
+import { buildEvalWorld } from '../eval/eval-world.js';
+import { plainNode } from '../helpers/plain-process.js';
+import { startTestServer } from '../helpers/server.js';
+import { installProviderApp } from './provider-app.js';
+
+const world = buildEvalWorld();
+const { ids } = world;
+const constrained = (name: string, constraint: Record<string, unknown>) =>
+  world.run('flagCreate', {
+    projectId: ids.empty,
+    principal: { kind: 'operator' },
+    body: { name, enabled: true, unleash: { strategies: [{ name: 'default', constraints: [constraint] }] } },
+  });
+constrained('pro-plans', { contextName: 'plan', operator: 'REGEX', value: '^pro-[0-9]+$' });
+constrained('office', { contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['10.0.0.0/8'] });
+const token = world.run('tokenCreate', {
+  projectId: ids.empty,
+  principal: principalOf(ids.owner),
+  name: 'package',
+  permission: 'read',
+}).secret;
+
+t.setTimeout(600_000);
+const installed = installProviderApp();
+t.comment(`provider installed: ${installed.how}`);
+const server = await startTestServer({ dataDir: world.dataDir });
+t.teardown(async () => {
+  await server.stop();
+  await world.store.close();
+});
+
+const kQuestions = [
+  ['pro-plans', { targetingKey: 'u1', plan: 'pro-12' }],
+  ['pro-plans', { targetingKey: 'u1', plan: 'free' }],
+  ['office', { targetingKey: 'u1', remoteAddress: '10.1.2.3' }],
+  ['office', { targetingKey: 'u1', remoteAddress: '192.168.1.1' }],
+];
+const kExpected = { answers: [true, false, true, false], reasons: ['TARGETING_MATCH', 'DEFAULT', 'TARGETING_MATCH', 'DEFAULT'] };
+
+/** The body of an application that loads the provider with `load` (its two entries' exports) and prints its answers. */
+const program = (load: string) => `${load}
+const main = async () => {
+  const provider = new FlagwireProvider(JSON.parse(process.argv[2]));
+  await OpenFeature.setProviderAndWait(provider);
+  const client = OpenFeature.getClient();
+  const details = [];
+  for (const [key, context] of JSON.parse(process.argv[3])) details.push(await client.getBooleanDetails(key, false, context));
+  const events = new FlagwireEvents({ url: 'http://127.0.0.1:9', clientKey: 'fwc_none', onError: () => {} });
+  await events.close();
+  process.stdout.write(JSON.stringify({
+    answers: details.map((d) => d.value),
+    reasons: details.map((d) => d.errorMessage ?? d.reason),
+    events: typeof events.hook.after,
+  }));
+  process.exit(0);
+};
+main();
+`;
+
+const run = (file: string) =>
+  JSON.parse(
+    execFileSync(...plainNode([file, JSON.stringify({ url: server.baseUrl, token, project: ids.empty }), JSON.stringify(kQuestions)]), {
+      cwd: installed.dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+
+t.test('require(): a plain CommonJS process loads both entries and evaluates', async (t) => {
+  const file = join(installed.dir, 'app.cjs');
+  writeFileSync(
+    file,
+    program(`const { OpenFeature } = require('@openfeature/server-sdk');
+const { FlagwireProvider } = require('@flagwire/openfeature-provider');
+const { FlagwireEvents } = require('@flagwire/openfeature-provider/events');`),
+  );
+  t.strictSame(run(file), { ...kExpected, events: 'function' });
+});
+
+t.test('import: an ES module process loads both entries and evaluates', async (t) => {
+  const file = join(installed.dir, 'app-esm.mjs');
+  writeFileSync(
+    file,
+    program(`import { OpenFeature } from '@openfeature/server-sdk';
+import { FlagwireProvider } from '@flagwire/openfeature-provider';
+import { FlagwireEvents } from '@flagwire/openfeature-provider/events';`),
+  );
+  t.strictSame(run(file), { ...kExpected, events: 'function' });
+});
