@@ -13,7 +13,8 @@
 // least every 10 s. A batch carries an id and is sent again under it while the server cannot be reached
 // (or answers 429 or 5xx), so a batch whose answer was lost is counted once. At most `maxQueued` events
 // wait; past that the oldest are dropped (and counted in `dropped`), so an application whose Flagwire is
-// down for a day does not grow without end. It imports nothing of Node's: browsers load it as it is.
+// down for a day does not grow without end. `close()` keeps trying what waits for `closeTimeoutMs`, then
+// drops and counts the rest. It imports nothing of Node's: browsers load it as it is.
 
 /** What the hook reads of OpenFeature's hook context (the server and web SDKs' alike). */
 interface HookContextLike {
@@ -40,6 +41,8 @@ export interface FlagwireEventsOptions {
   maxQueued?: number;
   /** Subject and experiment pairs remembered as exposed, so each is sent once (default 100,000; the oldest forgotten first). */
   rememberExposures?: number;
+  /** How long close() keeps trying to send what waits (default 5,000 ms); what is left then is dropped. */
+  closeTimeoutMs?: number;
   /** The fetch to send with (default: the global one). */
   fetch?: typeof fetch;
   /** Told of a batch the server refused (a 4xx other than 429: it is not sent again) or could not be reached. */
@@ -58,6 +61,10 @@ interface Event {
 
 const kMaxBatch = 1000;
 const kMaxFlushIntervalMs = 10_000;
+const kCloseTimeoutMs = 5000;
+/** close()'s first pause between tries, doubled each time up to the most. */
+const kClosePauseMs = 100;
+const kMaxClosePauseMs = 1000;
 /** What the server keeps of `details`: flat values, this many entries, strings this long, this many bytes as JSON. */
 const kMaxDetailEntries = 20;
 const kMaxDetailLength = 256;
@@ -85,9 +92,14 @@ export class FlagwireEvents {
   private readonly timer: ReturnType<typeof setInterval>;
   private readonly batchPrefix = globalThis.crypto.randomUUID();
   private batchSeq = 0;
+  /** The pass sending now, and the one to run after it for events that came meanwhile. */
   private flushing: Promise<void> | null = null;
+  private nextFlush: Promise<void> | null = null;
+  private readonly closeTimeoutMs: number;
+  /** Aborts the request under way when close() gives up. */
+  private readonly giveUp = new AbortController();
   private closed = false;
-  /** Events dropped because more than `maxQueued` were waiting. */
+  /** Events dropped: because more than `maxQueued` were waiting, or still unsent when close() gave up. */
   dropped = 0;
 
   constructor(options: FlagwireEventsOptions) {
@@ -96,6 +108,7 @@ export class FlagwireEvents {
     this.maxBatch = Math.min(Math.max(1, options.maxBatch ?? kMaxBatch), kMaxBatch);
     this.maxQueued = Math.max(this.maxBatch, options.maxQueued ?? 10 * kMaxBatch);
     this.remember = Math.max(1, options.rememberExposures ?? 100_000);
+    this.closeTimeoutMs = Math.max(0, options.closeTimeoutMs ?? kCloseTimeoutMs);
     this.send = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.onError = options.onError ?? ((error) => console.warn(`Flagwire events: ${error.message}`));
     const every = Math.min(Math.max(1, options.flushIntervalMs ?? kMaxFlushIntervalMs), kMaxFlushIntervalMs);
@@ -119,20 +132,49 @@ export class FlagwireEvents {
     });
   }
 
-  /** Sends every waiting event now; settles when the server has them or could not take them (they wait for the next try). */
+  /**
+   * Sends every waiting event now; settles when the server has every event recorded before the call, or
+   * refused it, or could not take it (it then waits for the next try). While a send is under way, the
+   * events recorded since go in one more pass after it, which every flush meanwhile shares.
+   */
   flush(): Promise<void> {
-    this.flushing ??= this.sendAll().finally(() => {
-      this.flushing = null;
+    if (this.flushing === null) {
+      this.flushing = this.sendAll().finally(() => {
+        this.flushing = null;
+      });
+      return this.flushing;
+    }
+    this.nextFlush ??= this.flushing.then(() => {
+      this.nextFlush = null;
+      return this.flush();
     });
-    return this.flushing;
+    return this.nextFlush;
   }
 
-  /** Stops the timer and sends what waits; later events are ignored. */
+  /**
+   * Stops the timer and sends what waits, trying again (with a pause) while the server cannot take it,
+   * for `closeTimeoutMs` at most; what is still unsent then is dropped, counted in `dropped`, and said
+   * to onError. Later events are ignored.
+   */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    await this.flushing;
+    const deadline = Date.now() + this.closeTimeoutMs;
+    const timer = setTimeout(() => this.giveUp.abort(), this.closeTimeoutMs);
     await this.flush();
+    for (let pause = kClosePauseMs; this.waiting() > 0 && Date.now() + pause < deadline; pause = Math.min(2 * pause, kMaxClosePauseMs)) {
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      await this.flush();
+    }
+    clearTimeout(timer);
+    const unsent = this.waiting();
+    if (unsent === 0) return;
+    this.batches.length = 0;
+    this.queue = [];
+    this.dropped += unsent;
+    this.onError(
+      new Error(`${unsent} event(s) were dropped: Flagwire did not take them before close() gave up after ${this.closeTimeoutMs} ms`),
+    );
   }
 
   private exposure(hookContext: HookContextLike, details: DetailsLike): void {
@@ -182,14 +224,16 @@ export class FlagwireEvents {
       const batch = this.batches[0]!;
       let status: number;
       try {
-        const answer = await this.send(this.endpoint, { method: 'POST', headers: this.headers, body: JSON.stringify(batch) });
+        const request = { method: 'POST', headers: this.headers, body: JSON.stringify(batch), signal: this.giveUp.signal };
+        const answer = await this.send(this.endpoint, request);
         status = answer.status;
         if (status === 200) this.sayRejected((await answer.json()) as { rejected?: { index: number; reason: string }[] });
         else if (status >= 400 && status !== 429 && status < 500)
           this.onError(new Error(`a batch was refused (${status}): ${await answer.text()}`));
         else await answer.body?.cancel();
       } catch (err) {
-        this.onError(new Error(`Flagwire could not be reached (${(err as Error).message}); the batch is sent again later`));
+        const again = this.closed ? 'tried again until close() gives up' : 'sent again later';
+        this.onError(new Error(`Flagwire could not be reached (${(err as Error).message}); the batch is ${again}`));
         return;
       }
       // Busy or failing: sent again at the next flush, under the same id.
