@@ -42,7 +42,15 @@ export const kEventsRoutes = {
       summary:
         "Send a batch of exposures and outcomes with a client key (events use): each bad event named, the rest counted once, on disk when answered (Flagwire's extension, proposed for OFREP)",
       waitsForRevision: false,
-      request: { schema: EventBatch, required: true },
+      parameters: [
+        {
+          name: 'key',
+          in: 'query',
+          schema: { type: 'string' },
+          description: 'The client key, where Authorization cannot be sent (navigator.sendBeacon); Authorization wins when both are',
+        },
+      ],
+      request: { schema: EventBatch, required: true, alsoTextPlain: true },
       responses: { '200': json(EventsAccepted, 'Counted: how many, and each event refused with why'), ...kRefusals },
     },
     handler: (deps, route) => eventsHandler(deps, route, kEventsPath, 'ofrep', (answer) => answer),
@@ -98,7 +106,8 @@ function eventsHandler(
 
   return (res, req) => {
     const authorization = req.getHeader('authorization');
-    const apiKey = goff ? req.getHeader('x-api-key') : '';
+    // navigator.sendBeacon sets no header: the OFREP route takes the client key (public, events only) as ?key= too.
+    const apiKey = goff ? req.getHeader('x-api-key') : (req.getQuery('key') ?? '');
     const secret = clientKeySecret(authorization, apiKey);
     // A key whose project the rate refuses is answered from its headers, half a second to a second later
     // (held-refusals.ts: a flood's connections then ask at most twice a second): its body is not read, and the
@@ -121,7 +130,7 @@ function eventsHandler(
       apiKey,
       secret,
       contentEncoding: req.getHeader('content-encoding'),
-      contentType: req.getHeader('content-type'),
+      contentType: goff ? req.getHeader('content-type') : beaconAsJson(req.getHeader('content-type')),
     };
     readServiceBody(res, req.getHeader('content-length'), deps, route, (body, release) => {
       // Held until it is counted or refused, then handed back to the budget.
@@ -131,6 +140,15 @@ function eventsHandler(
         .finally(release);
     });
   };
+}
+
+/**
+ * A text/plain body read as the JSON it holds: navigator.sendBeacon sends a string as
+ * text/plain;charset=UTF-8, and a page sending its last batch at unload cannot wait for the CORS
+ * preflight another type needs. The body is then read and checked as any other (UTF-8 included).
+ */
+function beaconAsJson(contentType: string): string {
+  return contentType.split(';')[0]!.trim().toLowerCase() === 'text/plain' ? 'application/json' : contentType;
 }
 
 interface Headers {

@@ -105,10 +105,16 @@ function operation(route: RouteDeclaration, docs: RouteDocs): object {
     summary: docs.summary,
     security: route.auth === 'token' ? kBearer : route.auth === 'clientKey' ? kClientKeyAuth : [],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(docs.request
-      ? { requestBody: { required: docs.request.required, content: { 'application/json': { schema: ref(docs.request.schema) } } } }
-      : {}),
+    ...(docs.request ? { requestBody: requestBody(docs.request) } : {}),
     responses: revisions ? withRevisions(docs) : docs.responses,
+  };
+}
+
+function requestBody(request: NonNullable<RouteDocs['request']>): object {
+  const media = { schema: ref(request.schema) };
+  return {
+    required: request.required,
+    content: request.alsoTextPlain ? { 'application/json': media, 'text/plain': media } : { 'application/json': media },
   };
 }
 

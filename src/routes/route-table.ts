@@ -37,8 +37,11 @@ export interface RouteDocs {
   readonly tag: OpenApiTag;
   readonly summary: string;
   readonly parameters?: readonly object[];
-  /** The JSON request body's schema (one of the components, src/routes/openapi-parts.ts). */
-  readonly request?: { readonly schema: TSchema; readonly required: boolean };
+  /**
+   * The JSON request body's schema (one of the components, src/routes/openapi-parts.ts); `alsoTextPlain`:
+   * the same JSON is taken as text/plain too (what navigator.sendBeacon sends with a string).
+   */
+  readonly request?: { readonly schema: TSchema; readonly required: boolean; readonly alsoTextPlain?: true };
   /** By status: responses whose schemas are components (json() in src/routes/openapi-parts.ts). */
   readonly responses: Readonly<Record<string, object>>;
   /**
