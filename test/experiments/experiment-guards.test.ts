@@ -135,7 +135,7 @@ t.test('while it runs, a change to who gets which variant is refused on every pa
 });
 
 t.test(
-  'in a project with no policy: an audience, a shared fragment or a delete that would move it is refused; ending it on the flag passes',
+  'in a project with no policy: an audience, a shared fragment, a delete or dropping its key is refused; stopping it passes',
   async (t) => {
     const single = { principal: kOperator, projectId: ids.single, env: null };
     world.run('flagPatch', { flagId: ids.flag, env: null, principal: kOperator, patch: { audienceId: ids.audience } });
