@@ -210,6 +210,38 @@ function groupHelp(group: string, specs: readonly CommandSpec[]): string {
   );
 }
 
+const kShortUsage = 'Usage: flagwire <command> [arguments] [--data DIR] [--json]; "flagwire --help" lists every command.';
+
+/** `unknown command "X"`, with the commands it is likely a mistyping of: by prefix, or within a few edits. */
+function unknownCommand(word: string, specs: readonly CommandSpec[]): string {
+  const names = [...new Set(specs.map((s) => s.name.split(' ')[0]!))];
+  const typed = word.toLowerCase();
+  // A third of the word's letters may be wrong (at least one): "flga" finds flag, "zzz" finds nothing.
+  const allowed = Math.max(1, Math.floor(typed.length / 3));
+  const near = names
+    .map((name) => ({ name, distance: name.startsWith(typed) && typed.length >= 2 ? 0 : editDistance(typed, name) }))
+    .filter((n) => n.distance <= allowed)
+    .sort((a, b) => a.distance - b.distance || a.name.localeCompare(b.name))
+    .slice(0, 3)
+    .map((n) => `"${n.name}"`);
+  return near.length === 0 ? `unknown command "${word}"` : `unknown command "${word}"; did you mean ${near.join(' or ')}?`;
+}
+
+/** Edits (insert, delete, replace, swap of neighbours) that turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
 /** Tokens that are option names taking a value among the global options (their value is skipped). */
 function takesValue(token: string): boolean {
   return token === '--data' || token === '--database';
@@ -241,7 +273,8 @@ export function parseCommandLine<S extends CommandSpec>(argv: readonly string[],
     throw new UsageError('no command given', general);
   }
   const group = specs.filter((s) => s.name === words[0] || s.name.startsWith(`${words[0]} `));
-  if (group.length === 0) throw new UsageError(`unknown command "${words[0]}"`, general);
+  // Not the whole help (some hundred lines that bury the mistake): the nearest commands and where the help is.
+  if (group.length === 0) throw new UsageError(unknownCommand(words[0]!, specs), kShortUsage);
   const spec = group.find((s) => s.name === words.join(' ')) ?? group.find((s) => s.name === words[0]);
   if (!spec) {
     const help = groupHelp(words[0]!, group);
