@@ -21,6 +21,8 @@ export interface CliContext {
   readonly databaseFlag: string | undefined;
   /** Standard input, where a command reads a secret (src/cli-command/read-secret.ts). */
   readonly stdin: NodeJS.ReadableStream;
+  /** Says a line for people on stderr once the command ends; stdout (and --json's object) stays the same. */
+  note(line: string): void;
 }
 
 export interface CliCommand<R = unknown> extends CommandSpec {

@@ -22,6 +22,8 @@ class StoreContext implements CliContext {
   private opened: Promise<CliStore> | null = null;
   /** Said on stderr once a read ran on a database's copy without the database (stdout stays the same). */
   readNote = '';
+  /** The command's own notes (CliContext.note), said on stderr after readNote. */
+  private notes = '';
 
   /** `createsDataDir`: this command may create a missing data directory (serve, org create). */
   constructor(
@@ -45,6 +47,15 @@ class StoreContext implements CliContext {
       return opened;
     })();
     return this.opened;
+  }
+
+  note(line: string): void {
+    this.notes += `flagwire: ${line}\n`;
+  }
+
+  /** What goes to stderr beside the command's output. */
+  get stderr(): string {
+    return this.readNote + this.notes;
   }
 
   async write<I, O>(command: WriterCommand<I, O>, input: I): Promise<O> {
@@ -100,7 +111,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<Outcome | null> 
     return {
       code: spec.exitCode?.(result) ?? 0,
       stdout: line.json ? renderJson(result) : `${spec.human(result, ctx.now)}\n`,
-      stderr: ctx.readNote,
+      stderr: ctx.stderr,
     };
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(line.json, err);
@@ -112,7 +123,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<Outcome | null> 
         stdout: line.json
           ? renderJson({ changeRequest: err.request, edited: err.edited })
           : `${err.edited ? 'Change request edited' : 'Change requested'}: ${err.message}.\n`,
-        stderr: ctx.readNote,
+        stderr: ctx.stderr,
       };
     }
     if (err instanceof StoreOpenError) return failure(line.json, new FlagwireError('STORE_UNAVAILABLE', err.message), kExitFailed);

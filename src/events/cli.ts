@@ -79,6 +79,11 @@ export const kEventsCli: readonly CliCommand[] = [
             : `--env must name one of ${project.environments.join(', ')}`,
         );
       const format = exportFormat(args.string('format'));
+      // Still exported: events kept before retention was turned off stay until their own expiry.
+      if (eventSettingsOf(project).rawEventRetentionDays === null)
+        ctx.note(
+          `project ${project.id} keeps no raw events (retention is off): this export has only those kept before it was turned off; keep them with \`flagwire events settings ${project.id} --raw-retention-days N\``,
+        );
       const range = {
         from: timeParam('--from', args.string('from'), 0),
         to: timeParam('--to', args.string('to'), ctx.now + 1),

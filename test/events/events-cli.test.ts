@@ -86,3 +86,21 @@ t.test("an environment's raw events written to a file, as JSON lines and as Parq
   t.equal(refused.code, 1);
   t.match(refused.json, { error: 'Invalid request', detail: /--env must name one of/ });
 });
+
+t.test('an export of a project that keeps no raw events says so and how to keep them; one that keeps them says nothing', async (t) => {
+  const out = join(outDir, 'note.jsonl');
+  const off = await cli(dataDir, ['events', 'export', ids.multi, '--env', 'staging', '--out', out], { json: false });
+  t.equal(off.code, 0, 'still exported: events kept before retention was turned off stay to their expiry');
+  t.match(off.stdout, /^Wrote \d+ bytes of jsonl to /);
+  t.match(off.stderr, new RegExp(`project ${ids.multi} keeps no raw events`));
+  t.match(off.stderr, new RegExp(`flagwire events settings ${ids.multi} --raw-retention-days N`));
+  const json = await cli(dataDir, ['events', 'export', ids.multi, '--env', 'staging', '--out', out, '--json']);
+  t.equal(json.code, 0);
+  t.match(json.json, { out, format: 'jsonl' }, '--json: the same one object on stdout');
+  t.match(json.stderr, /keeps no raw events/, '--json: the note on stderr');
+  await ok(t, dataDir, ['events', 'settings', ids.multi, '--raw-retention-days', '7', '--json']);
+  const kept = await cli(dataDir, ['events', 'export', ids.multi, '--env', 'staging', '--out', out], { json: false });
+  t.equal(kept.code, 0);
+  t.equal(kept.stderr, '', 'nothing to say while raw events are kept');
+  await ok(t, dataDir, ['events', 'settings', ids.multi, '--raw-retention-days', 'off', '--json']);
+});
