@@ -9,8 +9,8 @@
 #                                  starts with --demo, so an empty database gets the demo data. A start
 #                                  that fails stops what it started (the nodes, PostgreSQL) and exits 1
 #   scripts/cluster.sh stop        every node (SIGTERM: they drain), then PostgreSQL; the data stays, and
-#                                  `start` again serves it
-#   scripts/cluster.sh destroy     stop, then remove the cluster folder
+#                                  `start` again serves it. Says each process it stopped (or that none ran)
+#   scripts/cluster.sh destroy     stop, then remove the cluster folder, saying so
 #
 # Settings (environment): FLAGWIRE_CLUSTER_DIR (default ./cluster), FLAGWIRE_CLUSTER_PG_PORT (5433),
 # FLAGWIRE_CLUSTER_PORT (8081, the first node's HTTP port), FLAGWIRE_CLUSTER_SYNC_PORT (8015, the first
@@ -108,6 +108,9 @@ start_node() {
   echo "node $i: http://127.0.0.1:$port, $sync (pid $(cat "$pidfile"), data $dir/node-$i, log $log)"
 }
 
+# How many processes stop_node and stop_postgres stopped.
+stopped=0
+
 # SIGTERM to the node of a pid file, awaited: it drains, writes its last usage counts and exits; a loaded
 # machine can take a while.
 stop_node() {
@@ -118,6 +121,8 @@ stop_node() {
     kill -TERM "$pid"
     for _ in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
     if kill -0 "$pid" 2>/dev/null; then echo "node pid $pid has not exited 120 s after SIGTERM; see its log in $dir" >&2; return 1; fi
+    echo "stopped $(basename "$pidfile" .pid) (pid $pid)"
+    stopped=$((stopped + 1))
   fi
   rm -f "$pidfile"
 }
@@ -129,12 +134,17 @@ stop_postgres() {
   as_pg "$("$repo/scripts/ensure-postgres.sh")/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null || true
   # pg_ctl returns once the pid file is gone, a moment before the postmaster has exited.
   for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  echo "stopped PostgreSQL (pid $pid)"
+  stopped=$((stopped + 1))
 }
 
+# Says what it stopped, or that nothing ran: a silent stop leaves one guessing whether it did anything.
 stop_all() {
   local pidfile
+  if [ ! -d "$dir" ]; then echo "no cluster at $dir: nothing to stop"; return 0; fi
   for pidfile in "$dir"/node-*.pid; do stop_node "$pidfile" || exit 1; done
   stop_postgres
+  if [ "$stopped" -eq 0 ]; then echo "nothing was running in $dir"; fi
 }
 
 # A failed start leaves nothing of its own running: its nodes, the last first, then its PostgreSQL.
@@ -171,7 +181,13 @@ case "${1:-}" in
     echo "Stop: scripts/cluster.sh stop"
     trap - EXIT
     ;;
-  stop) stop_all ;;
-  destroy) stop_all; rm -rf "$dir" ;;
+  stop)
+    stop_all
+    if [ -d "$dir" ]; then echo "its data stays in $dir: scripts/cluster.sh start serves it again, destroy removes it"; fi
+    ;;
+  destroy)
+    stop_all
+    if [ -d "$dir" ]; then rm -rf "$dir"; echo "removed $dir"; fi
+    ;;
   *) usage ;;
 esac

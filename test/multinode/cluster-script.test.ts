@@ -2,7 +2,7 @@
 // nodes on one machine (the first seeds the demo), each on its own HTTP and sync port, a write on one node
 // is evaluated on another and served by every node's sync service, a console command with the printed
 // settings reaches them; `stop` ends every process it started, `start` again serves the same data, and
-// `destroy` removes the folder. A start that fails (a node's port taken) stops what it started and exits 1.
+// `destroy` removes the folder, each saying what it did. A start that fails (a node's port taken) stops what it started and exits 1.
 // The script runs as the docs call it, in an environment without FLAGWIRE_SYNC_PORT (the test runner's
 // 0 is taken out), on ports the test found free instead of the defaults (another process may hold them).
 import { execFile } from 'node:child_process';
@@ -139,8 +139,16 @@ t.test('scripts/cluster.sh: PostgreSQL and two nodes on one machine', async (t) 
   // stop ends every process it started, PostgreSQL included.
   const pids = [1, 2].map((i) => Number(readFileSync(join(dir, `node-${i}.pid`), 'utf8')));
   const pgPid = Number(readFileSync(join(dir, 'pg', 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  t.equal((await cluster(env, 'stop')).code, 0, 'stop exits 0');
+  const stopped = await cluster(env, 'stop');
+  t.equal(stopped.code, 0, 'stop exits 0');
   t.same([...pids, pgPid].filter(alive), [], 'no node and no PostgreSQL process is left');
+  for (const [i, pid] of pids.entries())
+    t.match(stopped.stdout, `stopped node-${i + 1} (pid ${pid})`, `stop says it stopped node ${i + 1}`);
+  t.match(stopped.stdout, `stopped PostgreSQL (pid ${pgPid})`, 'stop says it stopped PostgreSQL');
+  t.match(stopped.stdout, `its data stays in ${dir}`, 'stop says the data stays');
+  const twice = await cluster(env, 'stop');
+  t.equal(twice.code, 0, 'a second stop exits 0');
+  t.match(twice.stdout, `nothing was running in ${dir}`, 'a second stop says nothing was running');
 
   // start again serves the same data; destroy removes the folder.
   const again = await cluster(env, 'start', '2');
@@ -150,8 +158,18 @@ t.test('scripts/cluster.sh: PostgreSQL and two nodes on one machine', async (t) 
     { id: flagId, name: 'renamed-by-console', enabled: false },
     'the data survived stop and start',
   );
-  t.equal((await cluster(env, 'destroy')).code, 0, 'destroy exits 0');
+  const destroyed = await cluster(env, 'destroy');
+  t.equal(destroyed.code, 0, 'destroy exits 0');
   t.notOk(existsSync(dir), 'destroy removes the cluster folder');
+  t.match(
+    destroyed.stdout,
+    /stopped node-1 \(pid \d+\)\nstopped node-2 \(pid \d+\)\nstopped PostgreSQL \(pid \d+\)\n/,
+    'destroy says what it stopped',
+  );
+  t.match(destroyed.stdout, `removed ${dir}`, 'destroy says it removed the folder');
+  const none = await cluster(env, 'destroy');
+  t.equal(none.code, 0, 'destroy with no cluster exits 0');
+  t.match(none.stdout, `no cluster at ${dir}: nothing to stop`, 'and says there was none');
 });
 
 t.test('scripts/cluster.sh: a start that fails stops what it started', async (t) => {
