@@ -36,6 +36,29 @@ export function openApiComponents(capabilities: readonly Capability[] = kCapabil
   return components;
 }
 
+/** A route's documentation names a schema no capability declares; openApiPaths adds which route. */
+class UndeclaredSchema extends Error {
+  /** Where in the documentation, outermost key first (filled in as the walk unwinds). */
+  readonly at: string[] = [];
+}
+
+/** resolved(item), with `key` added to where an undeclared schema was found in it. */
+function resolvedAt(key: string, item: unknown, names: ReadonlyMap<TSchema | string, string>): unknown {
+  try {
+    return resolved(item, names);
+  } catch (err) {
+    if (err instanceof UndeclaredSchema) err.at.unshift(key);
+    throw err;
+  }
+}
+
+/** A schema as a person finds it in the code: its description or title, else the start of its JSON. */
+function schemaLabel(schema: TSchema | string): string {
+  if (typeof schema === 'string') return schema;
+  const text = schema.description ?? schema.title;
+  return text ?? `${JSON.stringify(schema).slice(0, 80)}…`;
+}
+
 /**
  * `value` (the routes' documentation) with each component reference (SchemaRef) written as a `$ref` to
  * its name; a schema no one declares is an error. A walk that copies only what it rewrites, not a JSON
@@ -45,8 +68,8 @@ export function resolved(value: unknown, names: ReadonlyMap<TSchema | string, st
   if (value instanceof SchemaRef) {
     const name = typeof value.schema === 'string' ? (names.has(value.schema) ? value.schema : undefined) : names.get(value.schema);
     if (name === undefined) {
-      throw new Error(
-        `a route names an OpenAPI schema no one declares (${JSON.stringify(typeof value.schema === 'string' ? value.schema : (value.schema.description ?? value.schema.title ?? ''))}): add it to its capability's schemas`,
+      throw new UndeclaredSchema(
+        `names an OpenAPI schema no one declares (${JSON.stringify(schemaLabel(value.schema))}): add it to its capability's schemas`,
       );
     }
     return { $ref: `#/components/schemas/${name}` };
@@ -56,7 +79,7 @@ export function resolved(value: unknown, names: ReadonlyMap<TSchema | string, st
   if (Array.isArray(value)) {
     let out: unknown[] | null = null;
     for (const [i, item] of value.entries()) {
-      const written = resolved(item, names);
+      const written = resolvedAt(String(i), item, names);
       if (written === item) continue;
       out ??= [...value];
       out[i] = written;
@@ -65,7 +88,7 @@ export function resolved(value: unknown, names: ReadonlyMap<TSchema | string, st
   }
   let out: Record<string, unknown> | null = null;
   for (const [key, item] of Object.entries(value)) {
-    const written = resolved(item, names);
+    const written = resolvedAt(key, item, names);
     if (written === item) continue;
     out ??= { ...value };
     out[key] = written;
@@ -118,13 +141,28 @@ function requestBody(request: NonNullable<RouteDocs['request']>): object {
   };
 }
 
-/** Every documented route, by path then method, in declaration order. */
-export function openApiPaths(): Record<string, Record<string, object>> {
+/**
+ * Every documented route, by path then method, in declaration order; with `names`, each operation's
+ * component references written as `$ref`s (a schema no one declares is an error naming its route).
+ */
+export function openApiPaths(
+  routes: Readonly<Record<string, RouteDeclaration>> = kAllRoutes,
+  names?: ReadonlyMap<TSchema | string, string>,
+): Record<string, Record<string, object>> {
   const paths: Record<string, Record<string, object>> = {};
-  for (const route of Object.values(kAllRoutes)) {
+  for (const [name, route] of Object.entries(routes)) {
     if (route.docs === undefined) continue;
     const path = openApiPath(route.pattern);
-    paths[path] = { ...paths[path], [openApiMethod(route.method)]: operation(route, route.docs) };
+    const method = openApiMethod(route.method);
+    let written = operation(route, route.docs);
+    try {
+      if (names !== undefined) written = resolved(written, names) as object;
+    } catch (err) {
+      if (err instanceof UndeclaredSchema)
+        throw new Error(`route ${name} (${method.toUpperCase()} ${path}): its ${err.at.join('.')} ${err.message}`);
+      throw err;
+    }
+    paths[path] = { ...paths[path], [method]: written };
   }
   return paths;
 }
@@ -156,8 +194,17 @@ const kTags = [
   { name: 'Service', description: 'Liveness, readiness, metrics, this document and the error documentation' },
 ];
 
-export function buildOpenApiDocument({ version, license }: { version: string; license: string }): object {
-  const components = openApiComponents();
+/**
+ * The document of `routes` with the components of `capabilities` (src/capabilities.ts's and every route;
+ * a test gives its own). The build builds it (scripts/check-openapi.mjs), so a route naming a schema no
+ * capability declares fails the build, naming both, never a server's start.
+ */
+export function buildOpenApiDocument(
+  { version, license }: { version: string; license: string },
+  capabilities: readonly Capability[] = kCapabilityList,
+  routes: Readonly<Record<string, RouteDeclaration>> = kAllRoutes,
+): object {
+  const components = openApiComponents(capabilities);
   // By schema, and by the name it is declared under (SchemaRef may name one).
   const names = new Map<TSchema | string, string>(
     [...components].flatMap(([name, schema]) => [[schema, name] as const, [name, name] as const]),
@@ -169,7 +216,7 @@ export function buildOpenApiDocument({ version, license }: { version: string; li
     // Relative: the server that serves this document (each node of a deployment serves its own).
     servers: [{ url: '/', description: 'The Flagwire server that serves this document' }],
     tags: kTags,
-    paths: resolved(openApiPaths(), names),
+    paths: openApiPaths(routes, names),
     components: {
       schemas: JSON.parse(JSON.stringify(Object.fromEntries(components))) as object,
       securitySchemes: {
