@@ -94,6 +94,7 @@ async function receive(request: BatchRequest): Promise<EventsAnswer | BatchRefus
   const touches = {
     batchId: batch.batchId,
     subjects: resolved.events.map((e) => e.subject),
+    metrics: resolved.events.flatMap((e) => (e.kind === 'track' && !resolved.declaredMetrics.has(e.metric) ? [e.metric] : [])),
     // PostgreSQL's tally reads the project's raw bytes only for a batch that keeps raw events.
     ...(resolved.retentionDays === null ? {} : { keepsRaw: { scopes: resolved.projectScopes, now: request.now } }),
   };

@@ -7,6 +7,7 @@ import { effectiveState } from '../flag-records/flag-state.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { TallyScope, TallyTxn } from '../store/tally-file.js';
 import { FlagwireError } from '../errors.js';
+import { listExperiments } from '../experiments/experiment-records.js';
 import type { ClientEvent, EventRejection, ReadBatch } from './schemas.js';
 import { type CountedEvent, isNewSubject, millionths, tallyBatch } from './tally.js';
 
@@ -57,6 +58,8 @@ export interface ResolvedBatch {
   readonly retentionDays: number | null;
   /** Every scope of the project (its environments), where its raw events are kept. */
   readonly projectScopes: readonly TallyScope[];
+  /** The metrics the experiments of the key's environment declare: always counted (tallyBatch). */
+  readonly declaredMetrics: ReadonlySet<string>;
 }
 
 /** What the flag of an exposure's key is in the key's environment: its experiment and variants, or why it counts none. */
@@ -113,6 +116,7 @@ export function resolveBatch(store: StoreReader, key: ClientKey, batch: ReadBatc
     rejected,
     retentionDays: project?.rawEventRetentionDays ?? null,
     projectScopes: environments.map((environment) => ({ projectId: key.projectId, environment })),
+    declaredMetrics: new Set(listExperiments(store, key.projectId, key.environment).flatMap((e) => e.metrics.map((m) => m.metric))),
   };
 }
 
@@ -148,7 +152,7 @@ export function countBatch(
   }
   const full = storageFull(txn, scope, resolved, now, limits);
   if (full !== null) return full;
-  const { counted, duplicates, refused } = tallyBatch(txn, scope, resolved.events);
+  const { counted, duplicates, refused } = tallyBatch(txn, scope, resolved.events, resolved.declaredMetrics);
   if (resolved.retentionDays !== null) {
     const notCounted = new Set(refused.map(({ position }) => position));
     const kept = resolved.received

@@ -51,7 +51,7 @@ export const emptySums = (): MetricSums => ({
  * own (TallyWrites.erase).
  */
 export function eraseSubject(txn: TallyTxn, scope: TallyScope, subject: string): { erased: boolean; rawEnd: RawCursor | null } {
-  const tally = new BatchTally(txn, scope);
+  const tally = new BatchTally(txn, scope, new Set());
   const erased = tally.erase(subject);
   tally.flush();
   return { erased, rawEnd: txn.rawEventsEnd(scope, subject) };
@@ -65,15 +65,24 @@ export function isNewSubject(state: SubjectState): boolean {
 /** Bounds on one subject's state, so that no client can grow it without end: experiments, and metrics. */
 export const kMaxExperimentsPerSubject = 100;
 export const kMaxMetricsPerSubject = 200;
+/**
+ * Metric names a project environment counts that no experiment of it declares (docs/events.md:
+ * Metrics counted): the first ones seen, up to this; a track of another undeclared name is refused. So
+ * the sums of an experiment's variant, and what a statistics read returns, grow with its plans, never
+ * with what a public key sends.
+ */
+export const kMaxUndeclaredMetrics = 20;
 
 /**
- * Counts `events` of `scope` in `txn`; an event that would pass a subject's bounds is not counted, and
- * named by its position in `events` with why. A subject's state, and the sums and arms a batch touches,
+ * Counts `events` of `scope` in `txn`; an event that would pass a subject's bounds, or a track of a
+ * metric neither in `declared` (the metrics the scope's experiments declare) nor among the first
+ * kMaxUndeclaredMetrics other names the scope counted, is not counted, and named by its position in
+ * `events` with why. A subject's state, and the sums and arms a batch touches,
  * are read once and written once at its end (a batch of a subject's events would otherwise rewrite the
  * same records once per event).
  */
-export function tallyBatch(txn: TallyTxn, scope: TallyScope, events: readonly CountedEvent[]): TallyOutcome {
-  const tally = new BatchTally(txn, scope);
+export function tallyBatch(txn: TallyTxn, scope: TallyScope, events: readonly CountedEvent[], declared: ReadonlySet<string>): TallyOutcome {
+  const tally = new BatchTally(txn, scope, declared);
   const outcome: TallyOutcome = { counted: 0, duplicates: 0, refused: [] };
   for (const [position, event] of events.entries()) {
     const result = event.kind === 'exposure' ? tally.expose(event) : tally.track(event);
@@ -91,10 +100,14 @@ class BatchTally {
   private readonly unseen = new Set<string>();
   private readonly sums = new Map<string, { experiment: string; variant: string; metric: string; sums: MetricSums }>();
   private readonly arms = new Map<string, { experiment: string; variant: string; subjects: number }>();
+  /** The undeclared metric names the scope counts, read on the first track that needs them; and those this batch adds. */
+  private undeclared: Set<string> | null = null;
+  private readonly admitted: string[] = [];
 
   constructor(
     private readonly txn: TallyTxn,
     private readonly scope: TallyScope,
+    private readonly declared: ReadonlySet<string>,
   ) {}
 
   /** Whether the exposure was the subject's first to its experiment; or why it is not counted. */
@@ -117,10 +130,17 @@ class BatchTally {
 
   /** A track counted (true), or why it is not. */
   track(event: Extract<CountedEvent, { kind: 'track' }>): true | string {
+    const undeclared = this.declared.has(event.metric) ? null : this.undeclaredMetrics();
+    if (undeclared !== null && !undeclared.has(event.metric) && undeclared.size >= kMaxUndeclaredMetrics)
+      return `metric "${event.metric}" is declared by no experiment here, and ${kMaxUndeclaredMetrics} undeclared metrics are counted already, the most an environment may have: declare it in an experiment's plan`;
     const subject = this.subject(event.subject);
     const before = subject.totals.get(event.metric);
     if (before === undefined && subject.totals.size >= kMaxMetricsPerSubject)
       return `subject "${event.subject}" has ${kMaxMetricsPerSubject} metrics already, the most one subject may have`;
+    if (undeclared !== null && !undeclared.has(event.metric)) {
+      undeclared.add(event.metric);
+      this.admitted.push(event.metric);
+    }
     subject.totals.set(event.metric, add(before ?? kNoTotal, event.value));
     for (const [experiment, exposure] of subject.exposures) {
       const metrics = subject.inExperiments.get(experiment)!;
@@ -165,6 +185,12 @@ class BatchTally {
     txn.addSubjects(scope, added);
     for (const { experiment, variant, metric, sums } of this.sums.values()) txn.putSums(scope, experiment, variant, metric, sums);
     for (const { experiment, variant, subjects } of this.arms.values()) txn.putArm(scope, experiment, variant, subjects);
+    if (this.admitted.length > 0) txn.putUndeclaredMetrics(scope, this.admitted);
+  }
+
+  private undeclaredMetrics(): Set<string> {
+    this.undeclared ??= new Set(this.txn.undeclaredMetrics(this.scope));
+    return this.undeclared;
   }
 
   private subject(subject: string): SubjectState {

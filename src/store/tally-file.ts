@@ -14,6 +14,8 @@
 //                object keyed by them could be given "__proto__")
 //   arms         [projectId, environment, experiment, variant]          -> subjects
 //   sums         [projectId, environment, experiment, variant, metric]  -> MetricSums
+//   metricNames  [projectId, environment, metric] -> null: the metric names counted there that no
+//                experiment declared (src/events/tally.ts bounds how many)
 //   usage        ['subjects', projectId, environment] -> subjects with a state (the storage limit's count)
 //                ['rawBytes', projectId]              -> the bytes of the project's raw events kept
 //                ['rawLast']                          -> [at, seq] of the raw event stored last
@@ -139,6 +141,9 @@ export interface TallyTxn {
   /** Subjects of `scope` with a state, as counted by addSubjects. */
   subjectCount(scope: TallyScope): number;
   addSubjects(scope: TallyScope, delta: number): void;
+  /** The metric names counted in `scope` that no experiment of it declared, as put by putUndeclaredMetrics. */
+  undeclaredMetrics(scope: TallyScope): string[];
+  putUndeclaredMetrics(scope: TallyScope, metrics: readonly string[]): void;
   /**
    * Keeps `events`, in their order, stored at `now` (or at the time of the raw event stored last, if
    * that is later), for `keepMs`; counts their bytes toward their project's.
@@ -254,6 +259,7 @@ export class TallyFile implements TallyTxn, RawEventPages {
   private readonly subjects: Database<StoredSubject, Key>;
   private readonly arms: Database<number, Key>;
   private readonly sumsDb: Database<StoredSums, Key>;
+  private readonly metricNames: Database<null, Key>;
   private readonly usage: Database<number | [number, number], Key>;
   private readonly raw: Database<StoredRaw, Key>;
   private readonly rawExpiry: Database<null, Key>;
@@ -265,6 +271,7 @@ export class TallyFile implements TallyTxn, RawEventPages {
     this.subjects = root.openDB({ name: 'subjects' });
     this.arms = root.openDB({ name: 'arms' });
     this.sumsDb = root.openDB({ name: 'sums' });
+    this.metricNames = root.openDB({ name: 'metricNames' });
     this.usage = root.openDB({ name: 'usage' });
     this.raw = root.openDB({ name: 'raw' });
     this.rawExpiry = root.openDB({ name: 'rawExpiry' });
@@ -364,6 +371,14 @@ export class TallyFile implements TallyTxn, RawEventPages {
     const key = ['subjects', scope.projectId, scope.environment];
     // Subjects counted before the count was kept may be erased: never below none.
     this.usage.put(key, Math.max(0, this.count(key) + delta));
+  }
+
+  undeclaredMetrics(scope: TallyScope): string[] {
+    return withPrefix(this.metricNames, [scope.projectId, scope.environment]).map(({ key }) => String(key[2]));
+  }
+
+  putUndeclaredMetrics(scope: TallyScope, metrics: readonly string[]): void {
+    for (const metric of metrics) this.metricNames.put([scope.projectId, scope.environment, metric], null);
   }
 
   putRawEvents(scope: TallyScope, events: readonly Omit<RawEvent, 'storedAt'>[], now: number, keepMs: number): void {

@@ -34,8 +34,9 @@ async function keep(writes: TallyWrites, events: readonly Sent[]): Promise<void>
     (e): CountedEvent => ({ kind: 'track', subject: e.targetingKey, metric: e.key, value: millionths(e.value!), at: e.timestamp }),
   );
   const subjects = [...new Set(events.map((e) => e.targetingKey))];
-  await writes.count(scope, { batchId: null, subjects, keepsRaw: { scopes: [scope], now } }, (txn) => {
-    tallyBatch(txn, scope, counted);
+  const metrics = [...new Set(events.map((e) => e.key))];
+  await writes.count(scope, { batchId: null, subjects, metrics, keepsRaw: { scopes: [scope], now } }, (txn) => {
+    tallyBatch(txn, scope, counted, new Set());
     txn.putRawEvents(scope, events, now, keepMs);
   });
 }

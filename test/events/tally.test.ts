@@ -69,7 +69,7 @@ t.test('random batches: the stored sums equal a recomputation from the events, e
               },
         );
       }
-      await tally.transact((txn) => tallyBatch(txn, scope, events));
+      await tally.transact((txn) => tallyBatch(txn, scope, events, new Set()));
       all.push(...events);
     }
     const expected = recompute(all);
@@ -94,14 +94,19 @@ t.test("a subject's first exposure fixes its variant; outcomes before it are the
     at: when,
   });
   const first = await tally.transact((txn) =>
-    tallyBatch(txn, scope, [
-      track(5, at),
-      { kind: 'exposure', subject: 'u1', experiment: 'checkout', variant: 'b', at: at + 10 },
-      { kind: 'exposure', subject: 'u1', experiment: 'checkout', variant: 'a', at: at + 20 },
-      track(2.5, at + 30),
-      // Stamped before the exposure though stored after it: before it.
-      track(1, at + 5),
-    ]),
+    tallyBatch(
+      txn,
+      scope,
+      [
+        track(5, at),
+        { kind: 'exposure', subject: 'u1', experiment: 'checkout', variant: 'b', at: at + 10 },
+        { kind: 'exposure', subject: 'u1', experiment: 'checkout', variant: 'a', at: at + 20 },
+        track(2.5, at + 30),
+        // Stamped before the exposure though stored after it: before it.
+        track(1, at + 5),
+      ],
+      new Set(),
+    ),
   );
   t.strictSame(first, { counted: 4, duplicates: 1, refused: [] }, 'the second exposure is a duplicate');
   const read = tally.experiment(scope, 'checkout');
@@ -140,14 +145,16 @@ t.test("a subject's state is bounded: past its metrics or experiments, an event 
     value: 1_000_000n,
     at,
   }));
-  const first = await tally.transact((txn) => tallyBatch(txn, scope, tracks));
+  // Every name declared: the environment's bound on undeclared names is not what this tests.
+  const declared = new Set(tracks.map((e) => (e.kind === 'track' ? e.metric : '')));
+  const first = await tally.transact((txn) => tallyBatch(txn, scope, tracks, declared));
   t.equal(first.counted, kMaxMetricsPerSubject);
   t.strictSame(
     first.refused.map((r) => r.position),
     [kMaxMetricsPerSubject, kMaxMetricsPerSubject + 1],
   );
   t.match(first.refused[0]!.reason, `has ${kMaxMetricsPerSubject} metrics already`);
-  const again = await tally.transact((txn) => tallyBatch(txn, scope, [{ ...tracks[0]!, at: at + 1 }]));
+  const again = await tally.transact((txn) => tallyBatch(txn, scope, [{ ...tracks[0]!, at: at + 1 }], declared));
   t.equal(again.counted, 1, 'a metric it has still counts');
 
   const exposures: CountedEvent[] = Array.from({ length: kMaxExperimentsPerSubject + 1 }, (_, i) => ({
@@ -157,7 +164,7 @@ t.test("a subject's state is bounded: past its metrics or experiments, an event 
     variant: 'a',
     at,
   }));
-  const exposed = await tally.transact((txn) => tallyBatch(txn, scope, exposures));
+  const exposed = await tally.transact((txn) => tallyBatch(txn, scope, exposures, new Set()));
   t.equal(exposed.counted, kMaxExperimentsPerSubject);
   t.match(exposed.refused, [{ position: kMaxExperimentsPerSubject, reason: /in 100 experiments already/ }]);
 });
@@ -169,7 +176,7 @@ t.test('a subject named as an object key would be (__proto__, constructor) is a 
     { kind: 'exposure', subject: '__proto__', experiment: 'constructor', variant: 'toString', at },
     { kind: 'track', subject: '__proto__', metric: '__proto__', value: 2_000_000n, at: at + 1 },
   ];
-  await tally.transact((txn) => tallyBatch(txn, scope, events));
+  await tally.transact((txn) => tallyBatch(txn, scope, events, new Set()));
   const read = tally.experiment(scope, 'constructor');
   t.strictSame(read.arms, [{ variant: 'toString', subjects: 1 }]);
   t.equal(read.sums[0]?.metric, '__proto__');
@@ -190,7 +197,7 @@ t.test("a subject erased takes back exactly what it added: the sums are the othe
         ? { kind: 'exposure', subject: pick(subjects), experiment: pick(['checkout', 'search']), variant: pick(['a', 'b']), at }
         : { kind: 'track', subject: pick(subjects), metric: pick(['purchase', 'clicks']), value: millionths(pick([1, 2.5, -3])), at };
     });
-    await tally.transact((txn) => tallyBatch(txn, scope, events));
+    await tally.transact((txn) => tallyBatch(txn, scope, events, new Set()));
     all.push(...events);
   }
   const erased = new Set(['user-3', 'user-11', 'user-17']);

@@ -70,7 +70,7 @@ t.test('made, started, counted, its results read and kept, stopped', async (t) =
     ...(i % 3 === 0 ? [{ kind: 'track' as const, subject: `s${i}`, metric: 'purchase', value: 1_000_000n, at: 2000 + i }] : []),
     { kind: 'track' as const, subject: `s${i}`, metric: 'revenue', value: BigInt(i) * 500_000n, at: 2000 + i },
   ]).flat();
-  await tally.transact((txn) => tallyBatch(txn, scope, events));
+  await tally.transact((txn) => tallyBatch(txn, scope, events, new Set(['purchase', 'revenue'])));
   const statistics = statisticsView('checkout-2026', null, tally.experiment(scope, 'checkout-2026'));
   await tally.close();
 

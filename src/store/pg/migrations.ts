@@ -24,6 +24,8 @@
 //                      events (each in its project environment under a sequence number: the order
 //                      they were counted in), the count of subjects per project environment and the
 //                      bytes of raw events per project, each one row that a batch locks to decide on it.
+//                      Schema 5 adds the metric names a project environment counts that no experiment
+//                      declared (src/events/tally.ts bounds them), added under its subjects' count's lock.
 export interface Migration {
   version: number;
   name: string;
@@ -141,6 +143,18 @@ export const kMigrations: readonly Migration[] = [
       CREATE TABLE flagwire_tally_raw_bytes (
         project_id text PRIMARY KEY,
         bytes bigint NOT NULL
+      );
+    `,
+  },
+  {
+    version: 5,
+    name: 'undeclared metric names',
+    sql: `
+      CREATE TABLE flagwire_tally_metric_names (
+        project_id text NOT NULL,
+        environment text NOT NULL,
+        metric bytea NOT NULL,
+        PRIMARY KEY (project_id, environment, metric)
       );
     `,
   },

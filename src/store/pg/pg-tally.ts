@@ -17,7 +17,9 @@
 //      now are forgotten. A limit is decided on what the last transaction to add to that count
 //      committed: two transactions of any nodes that both add take the row in turn, the second reading
 //      what the first wrote, so a limit holds exactly (the cost: a project environment's batches that
-//      make subjects, and a project's batches that keep raw events, commit one at a time).
+//      make subjects, and a project's batches that keep raw events, commit one at a time). The scope's
+//      undeclared metric names (schema 5) are read too, and when the batch tracks a name not among
+//      them, read again under the subjects' count's lock: so their bound holds exactly on every node.
 //   4. the caller's function, synchronous, on those rows in memory (StagedTally): the same code that
 //      counts into the tally file.
 //   5. its writes: subjects put or deleted, raw events kept or erased, the counts moved by their deltas,
@@ -84,6 +86,8 @@ export interface TallyTouches {
   readonly keepsRaw?: { readonly scopes: readonly TallyScope[]; readonly now: number };
   /** Set when it reads where its subjects' raw events end (TallyTxn.rawEventsEnd: an erasure). */
   readonly readsRawEnd?: boolean;
+  /** The metric names it tracks that no experiment declares (TallyTxn.undeclaredMetrics). */
+  readonly metrics?: readonly string[];
 }
 
 const kUnavailable =
@@ -423,9 +427,11 @@ interface Usage {
   readonly raw: { readonly bytes: number; readonly forgotten: number; readonly firstExpiry: number | null } | null;
   /** Where its subjects' raw events end (the sequence number of each one's last), by subject. */
   readonly rawEnd: ReadonlyMap<string, string> | null;
+  /** The scope's undeclared metric names as read, when it tracks any. */
+  readonly metrics: ReadonlySet<string> | null;
 }
 
-const kNoUsage: Usage = { subjects: null, raw: null, rawEnd: null };
+const kNoUsage: Usage = { subjects: null, raw: null, rawEnd: null, metrics: null };
 
 /**
  * Reads the counts a limit is decided on (step 3 above), after the subjects' rows are locked: the
@@ -440,7 +446,16 @@ async function readUsage(
   names: ReadonlyMap<string, string[]>,
 ): Promise<Usage> {
   const { projectId, environment } = scope;
-  const adds = [...loaded.values()].some(isEmpty);
+  const readMetrics = async (): Promise<Set<string>> => {
+    const { rows } = await client.query<{ metric: Buffer }>(
+      'SELECT metric FROM flagwire_tally_metric_names WHERE project_id = $1 AND environment = $2',
+      [projectId, environment],
+    );
+    return new Set(rows.map(({ metric }) => metric.toString()));
+  };
+  let metrics = touches.metrics === undefined ? null : await readMetrics();
+  const addsMetric = metrics !== null && touches.metrics!.some((m) => !metrics!.has(m));
+  const adds = [...loaded.values()].some(isEmpty) || addsMetric;
   if (adds)
     await client.query(
       'INSERT INTO flagwire_tally_subject_counts (project_id, environment, subjects) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING',
@@ -451,6 +466,8 @@ async function readUsage(
     [projectId, environment],
   );
   const subjects = Number(counted.rows[0]?.subjects ?? 0);
+  // Read again under the lock: what another node added meanwhile counts toward the bound.
+  if (addsMetric) metrics = await readMetrics();
   let raw: Usage['raw'] = null;
   if (touches.keepsRaw !== undefined) {
     const { scopes, now } = touches.keepsRaw;
@@ -486,7 +503,7 @@ async function readUsage(
     rawEnd = new Map();
     for (const { subject, last } of found.rows) for (const name of names.get(subject.toString('hex'))!) rawEnd.set(name, last);
   }
-  return { subjects, raw, rawEnd };
+  return { subjects, raw, rawEnd, metrics };
 }
 
 /** Whether a subject's state holds nothing: one made only to be locked, erased, or whose events were all refused. */
@@ -617,6 +634,12 @@ async function writeUsage(client: pg.ClientBase, scope: TallyScope, staged: Stag
        ON CONFLICT (project_id, environment) DO UPDATE SET subjects = GREATEST(0, c.subjects + $3::bigint)`,
       [projectId, environment, staged.subjectDelta],
     );
+  if (staged.metricsAdded.length > 0)
+    await client.query(
+      `INSERT INTO flagwire_tally_metric_names (project_id, environment, metric)
+       SELECT $1, $2, unnest($3::bytea[]) ON CONFLICT DO NOTHING`,
+      [projectId, environment, staged.metricsAdded.map((m) => Buffer.from(m))],
+    );
   if (bytes !== 0)
     await client.query(
       `INSERT INTO flagwire_tally_raw_bytes AS r (project_id, bytes) VALUES ($1, GREATEST(0, $2::bigint))
@@ -641,6 +664,7 @@ class StagedTally implements TallyTxn {
   /** Raw events to expire after the commit (PgTally.expireRaw). */
   expire: { now: number; limit: number } | null = null;
   subjectDelta = 0;
+  readonly metricsAdded: string[] = [];
   readonly rawKept: { storedAt: number; expiresAt: number; subject: string; bytes: number; json: string }[] = [];
 
   constructor(
@@ -721,6 +745,17 @@ class StagedTally implements TallyTxn {
   addSubjects(scope: TallyScope, delta: number): void {
     this.check(scope);
     this.subjectDelta += delta;
+  }
+
+  undeclaredMetrics(scope: TallyScope): string[] {
+    this.check(scope);
+    if (this.usage.metrics === null) throw new Error('a staged tally transaction reads undeclared metrics only when opened to (metrics)');
+    return [...this.usage.metrics, ...this.metricsAdded];
+  }
+
+  putUndeclaredMetrics(scope: TallyScope, metrics: readonly string[]): void {
+    this.check(scope);
+    this.metricsAdded.push(...metrics);
   }
 
   putRawEvents(scope: TallyScope, events: readonly Omit<RawEvent, 'storedAt'>[], now: number, keepMs: number): void {
