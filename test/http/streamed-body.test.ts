@@ -112,3 +112,23 @@ t.test('a failure before the first chunk writes nothing; after it, says the stat
   const failed = await sending;
   t.ok(failed instanceof StreamFailed && failed.headersSent, 'after: the headers were sent');
 });
+
+t.test('a client that reads as fast as chunks come: the thread runs other work between chunks', async (t) => {
+  const fake = fakeResponse();
+  const res = { ...(fake.res as object), write: () => true } as unknown as PendingResponse;
+  let pulled = 0;
+  async function* chunks() {
+    // Chunks that need no I/O, as a page of raw events read from the store.
+    for (let i = 0; i < 100; i++) {
+      pulled++;
+      yield Buffer.from(`chunk ${i}`);
+    }
+  }
+  let pulledWhenOtherWorkRan = -1;
+  setImmediate(() => {
+    pulledWhenOtherWorkRan = pulled;
+  });
+  await sendStreamed(res, 200, 'application/jsonl', [], chunks());
+  t.equal(pulled, 100, 'every chunk sent');
+  t.ok(pulledWhenOtherWorkRan >= 0 && pulledWhenOtherWorkRan < 5, `other work ran after ${pulledWhenOtherWorkRan} chunks, not after all`);
+});
