@@ -5,6 +5,7 @@ import { projectAccess } from '../console-route/access.js';
 import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/call.js';
 import { kFragmentCommands } from './command-table.js';
 import { fragmentUses, fragmentView } from './fragment-commands.js';
+import { checkFragmentRule } from './rule-checker.js';
 import { listFragments } from '../flag-records/fragment-records.js';
 
 export function fragmentsView(call: ApiCall) {
@@ -37,13 +38,18 @@ export const kFragmentConsoleRoutes: readonly ApiRoute[] = [
   {
     method: 'POST',
     pattern: 'projects/:projectId/fragments/:name',
-    run: (call) =>
-      call.writer.call(kFragmentCommands.fragmentUpdate, {
+    run: async (call) => {
+      const received = requireReceived(call);
+      // As the API's: the rule's own check off the writer thread (rule-checker.ts).
+      const ruleProblems = (await checkFragmentRule(received)) ?? undefined;
+      return call.writer.call(kFragmentCommands.fragmentUpdate, {
         principal: call.principal,
         projectId: projectOf(call),
         name: call.params.name!,
-        received: requireReceived(call),
-      }),
+        received,
+        ruleProblems,
+      });
+    },
   },
   {
     method: 'POST',

@@ -165,7 +165,8 @@ export function fragmentNameProblem(name: string): string | null {
  * The fragment `name` of `project` made, or its rule changed, by an actor already resolved (the
  * commands below, an import's, flags as code's): the rule checked, the project's bound, and, for a
  * change, every flag that uses it checked with the new rule (each flag's problem named). The same rule
- * writes nothing.
+ * writes nothing. `ruleProblems`: the rule's own (fragmentRuleProblems), found before the command was
+ * sent, off the writer thread (rule-checker.ts); absent, they are found here.
  */
 export function putFragmentAs(
   w: StoreWriter,
@@ -174,6 +175,7 @@ export function putFragmentAs(
   name: string,
   rule: Record<string, unknown>,
   now: number,
+  ruleProblems?: readonly string[],
 ): FragmentOutcome {
   const current = listFragments(w, project.id);
   const old = current.find((f) => f.name === name);
@@ -192,7 +194,7 @@ export function putFragmentAs(
       ? [nameProblem]
       : refs !== null
         ? [`used by ${fragmentUses(w, project.id, name).map(useText).join(', ')}: ${refs}`]
-        : fragmentRuleProblems(rule);
+        : [...(ruleProblems ?? fragmentRuleProblems(rule))];
   if (problems.length === 0) problems.push(...boundProblems(next));
   if (problems.length === 0 && old !== undefined) problems.push(...usesProblems(w, project.id, name, rules));
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
@@ -226,6 +228,8 @@ export interface FragmentUpdateInput {
   name: string;
   /** `{rule}` as received. */
   received: ReceivedBody;
+  /** The rule's own problems, found from the same bytes off the writer thread (rule-checker.ts); absent: found here. */
+  ruleProblems?: string[];
 }
 
 /** A fragment's new rule (putFragmentAs's checks); another project's fragment, or none, is not found. */
@@ -233,7 +237,7 @@ export function fragmentUpdate(w: StoreWriter, input: FragmentUpdateInput, now: 
   const { project, actor } = actingOn(w, input.principal, input.projectId, now);
   requireFragment(w, project.id, input.name);
   const body = checkedBody(input.received, kUpdateValidator);
-  putFragmentAs(w, project, actor, input.name, body.rule, now);
+  putFragmentAs(w, project, actor, input.name, body.rule, now, input.ruleProblems);
   return fragmentView(requireFragment(w, project.id, input.name));
 }
 

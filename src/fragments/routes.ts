@@ -5,6 +5,7 @@ import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
 import { projectBodyWrite, tokenPrincipal } from '../routes/route-helpers.js';
 import { kFragmentCommands } from './command-table.js';
 import { fragmentView } from './fragment-commands.js';
+import { checkFragmentRule } from './rule-checker.js';
 import { listFragments } from '../flag-records/fragment-records.js';
 import { FragmentBody, FragmentCreate, FragmentDeleted, FragmentList, FragmentUpdate } from './schemas.js';
 
@@ -57,7 +58,9 @@ export const kFragmentApiRoutes: Readonly<Record<string, ManagementRouteSpec>> =
     handler: {
       kind: 'write',
       async run(request, auth, received, release, deps) {
-        const input = { principal: tokenPrincipal(auth), projectId: auth.project.id, name: request.params.name!, received };
+        // The rule's own check, which grows with its size, is done off the writer thread (rule-checker.ts).
+        const ruleProblems = (await checkFragmentRule(received)) ?? undefined;
+        const input = { principal: tokenPrincipal(auth), projectId: auth.project.id, name: request.params.name!, received, ruleProblems };
         return { status: 200, value: await deps.writer.call(kFragmentCommands.fragmentUpdate, input, release) };
       },
     },
