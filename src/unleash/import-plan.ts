@@ -80,16 +80,29 @@ function projectFile(
 ): ProjectModel {
   // A project's environments are never removed: the stored ones first, then Unleash's it lacks.
   const environments = [...stored, ...project.environments.filter((e) => !stored.includes(e))];
-  const flags: Record<string, ModelGroupFlag> = {};
+  const names = new Set(features.map((f) => f.name));
+  const mapped = new Map<string, { states: Record<string, ModelState>; refusals: Refusal[] }>();
   for (const feature of features) {
     const refusals: Refusal[] = [];
     const states: Record<string, ModelState> = {};
     for (const env of project.environments) {
       const config = feature.environments[env] ?? { enabled: false, strategies: [], variants: [] };
-      const mapped = mapEnvironment(env, feature, config, segments);
-      if (mapped.ok) states[env] = mapped.state;
-      else refusals.push(...mapped.refusals);
+      const state = mapEnvironment(env, feature, config, segments);
+      if (state.ok) states[env] = state.state;
+      else refusals.push(...state.refusals);
     }
+    for (const d of feature.dependencies)
+      if (!names.has(d.feature))
+        refusals.push({
+          where: 'dependencies',
+          reason: `its parent "${d.feature}" is not among project "${project.id}"'s features: Unleash answers it as its parent allows, Flagwire without the parent would answer off; export the parent too`,
+        });
+    mapped.set(feature.name, { states, refusals });
+  }
+  refuseOrphans(features, mapped);
+  const flags: Record<string, ModelGroupFlag> = {};
+  for (const feature of features) {
+    const { states, refusals } = mapped.get(feature.name)!;
     const tags = feature.tags.filter((t) => t.length <= kLimits.tagLength);
     for (const t of feature.tags)
       if (t.length > kLimits.tagLength)
@@ -112,6 +125,28 @@ function projectFile(
     };
   }
   return { kind: 'multi', environments, audiences: null, flags, fragments: null };
+}
+
+/**
+ * Refuses each child whose parent is refused, and so on down: left out, the parent would be absent, and
+ * the child, which Unleash answers by its parent, would answer off (--skip-refused never carries it).
+ */
+function refuseOrphans(features: readonly SourceFeature[], mapped: ReadonlyMap<string, { refusals: Refusal[] }>): void {
+  const isRefused = (name: string) => (mapped.get(name)?.refusals.length ?? 0) > 0;
+  let more = true;
+  while (more) {
+    more = false;
+    for (const feature of features) {
+      const { refusals } = mapped.get(feature.name)!;
+      const parent = refusals.length === 0 ? feature.dependencies.find((d) => isRefused(d.feature)) : undefined;
+      if (parent === undefined) continue;
+      refusals.push({
+        where: 'dependencies',
+        reason: `its parent "${parent.feature}" is not carried (see its reasons): Unleash answers it as its parent allows, Flagwire without the parent would answer off`,
+      });
+      more = true;
+    }
+  }
 }
 
 function planProject(r: StoreReader, source: SourceProject, existing: Project | null, desired: ProjectModel): ProjectImport {

@@ -30,8 +30,9 @@ export interface ExportFile {
   text: string;
 }
 
-/** One environment's export, its environment known. */
+/** One environment's export, its environment known; `name` says where it was read, for messages. */
 interface EnvironmentExport {
+  name: string;
   environment: string;
   data: UnleashExport;
 }
@@ -61,7 +62,58 @@ export function parseExportFile(file: ExportFile): EnvironmentExport {
     throw refused(
       `${file.name}: an export is of one environment, and this one names ${environments.length === 0 ? 'none (it has no featureEnvironments)' : environments.join(', ')}`,
     );
-  return { environment: environments[0]!, data: value };
+  const parsed = { name: file.name, environment: environments[0]!, data: value };
+  requireWhole(parsed);
+  return parsed;
+}
+
+/**
+ * Refuses an export whose parts do not fit together: a feature listed twice, or a strategy, an environment
+ * entry, a tag or a dependency list naming a feature the export does not list. Each would otherwise be
+ * dropped or picked from without a word (docs/unleash-migration.md: nothing is dropped silently).
+ */
+function requireWhole({ name, environment, data }: EnvironmentExport): void {
+  const problems: string[] = [];
+  const twice = (part: string, names: readonly string[]) => {
+    const seen = new Set<string>();
+    for (const feature of names) {
+      if (seen.has(feature)) problems.push(`feature "${feature}" is listed twice in ${part}`);
+      seen.add(feature);
+    }
+  };
+  const listed = new Set(data.features.map((f) => f.name));
+  const unlisted = (part: string, names: readonly (string | undefined)[]) =>
+    names.forEach((feature, i) => {
+      if (feature === undefined) problems.push(`${part}[${i}] names no feature`);
+      else if (!listed.has(feature)) problems.push(`${part}[${i}] names feature "${feature}", which features does not list`);
+    });
+  const environments = (data.featureEnvironments ?? []).map((e) => e.featureName);
+  twice(
+    'features',
+    data.features.map((f) => f.name),
+  );
+  twice('featureEnvironments', environments);
+  twice(
+    'dependencies',
+    (data.dependencies ?? []).map((d) => d.feature),
+  );
+  unlisted(
+    'featureStrategies',
+    data.featureStrategies.map((s) => s.featureName),
+  );
+  unlisted('featureEnvironments', environments);
+  unlisted(
+    'featureTags',
+    (data.featureTags ?? []).map((t) => t.featureName),
+  );
+  unlisted(
+    'dependencies',
+    (data.dependencies ?? []).map((d) => d.feature),
+  );
+  if (problems.length > 0)
+    throw refused(
+      `${name} (environment "${environment}") does not fit together, so nothing is imported: ${problems.join('; ')}. Export it again from Unleash, or mend the file.`,
+    );
 }
 
 /** Export files, one per environment, read into the import's shape; the projects are those their features name. */
@@ -85,11 +137,17 @@ export function readExportFiles(files: readonly ExportFile[]): UnleashSource {
 /** The features of every export, each with its configuration per environment. */
 function features(exports: readonly EnvironmentExport[]): SourceFeature[] {
   const byName = new Map<string, SourceFeature>();
-  for (const { environment, data } of exports) {
+  const readIn = new Map<string, string>();
+  for (const { name, environment, data } of exports) {
     for (const f of data.features) {
       if (f.archived === true) continue;
       let feature = byName.get(f.name);
+      if (feature !== undefined && feature.project !== f.project)
+        throw refused(
+          `feature "${f.name}" is of project "${feature.project}" in ${readIn.get(f.name)} and of project "${f.project}" in ${name}, so nothing is imported: an Unleash feature is of one project; give exports of the same Unleash`,
+        );
       if (feature === undefined) {
+        readIn.set(f.name, name);
         const tags = (data.featureTags ?? [])
           .filter((t) => t.featureName === f.name)
           .map((t) => `${t.tagType ?? 'simple'}:${t.tagValue ?? ''}`);
@@ -158,7 +216,9 @@ export async function readUnleashApi(baseUrl: string, token: string, fetchFn: Fe
     projects.push({ id: p.id, name: p.name, description: p.description ?? '', environments: enabled.map((e) => e.name) });
     for (const e of enabled) {
       const data = await call('POST', '/api/admin/features-batch/export', kExport, { environment: e.name, project: p.id });
-      exports.push({ environment: e.name, data });
+      const parsed = { name: `Unleash's export of project "${p.id}"`, environment: e.name, data };
+      requireWhole(parsed);
+      exports.push(parsed);
     }
   }
   const { segments } = await call('GET', '/api/admin/segments', kSegments);
