@@ -34,7 +34,7 @@ import {
   withUnleash,
   type FieldChanges,
 } from './patch-rules.js';
-import { unleashStateProblems } from '../unleash-rules/model-problems.js';
+import { kUnreadByUnleash, unleashStateProblems, unreadFieldProblem } from '../unleash-rules/model-problems.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { actorFor, type Actor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';
@@ -345,6 +345,15 @@ export function checkPatch(
     if (unleash !== undefined && (unleash !== state.unleash || typed !== state.typed || experiment !== state.experiment)) {
       for (const p of unleashStateProblems(unleash, typed !== undefined, experiment !== null && experiment !== undefined))
         problems.push(p.replace(/^([^:]*):/, '"$1":'));
+    }
+    // A state that keeps its model does not read these: a change would be stored, answered `changed`,
+    // and change no answer. A patch that sets the model too (flags as code's whole state) may set them.
+    if (state.unleash !== undefined && patch.unleash === undefined) {
+      const unread = Object.fromEntries(kUnreadByUnleash.filter((f) => patch[f] !== undefined).map((f) => [f, patch[f]]));
+      const { changes } = applyFlagPatch(flag, target.env, unread, 0);
+      for (const field of kUnreadByUnleash)
+        if (Object.hasOwn(changes, field) || (field === 'cohorts' && Object.hasOwn(changes, 'cohortsOverride')))
+          problems.push(unreadFieldProblem(field));
     }
   }
   return { patch, problems };

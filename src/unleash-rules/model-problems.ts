@@ -36,6 +36,25 @@ export function unleashStateProblems(model: UnleashModel, typed: boolean, experi
 }
 
 /**
+ * The fields of a flag state that a state in Unleash's model keeps and does not read (its strategies
+ * decide; docs/design.md §2d), each with what says the same thing in the model.
+ */
+const kUnreadFields = {
+  trafficPercentage: 'a strategy\'s rollout (flexibleRollout\'s "rollout" parameter)',
+  audienceId: "a strategy's constraints or segments",
+  cohorts: 'a strategy\'s constraints (or userWithId\'s "userIds")',
+} as const;
+
+export type UnreadField = keyof typeof kUnreadFields;
+
+export const kUnreadByUnleash = Object.keys(kUnreadFields) as readonly UnreadField[];
+
+/** Why a patch may not change `field` of a state that keeps its Unleash model: it would change no answer. */
+export function unreadFieldProblem(field: UnreadField): string {
+  return `"${field}": this state answers by Unleash's model, which does not read it, so changing it would change no answer: change ${kUnreadFields[field]} in "unleash" instead, or send "unleash": null to leave Unleash's model`;
+}
+
+/**
  * What is wrong with a model that has the schema's shape, each said with where it is (`at`, e.g.
  * `strategies[0].constraints[1]`); empty when Flagwire evaluates every part of it as the SDKs do. A model
  * with an unknown strategy or a malformed part (an operand that does not parse, a percentage out of

@@ -195,6 +195,49 @@ t.test('patch: a model replaced whole, refused with its path, and removed with n
   );
 });
 
+t.test('patch: a percentage, audience or cohorts the model does not read is refused, naming what to change instead', async (t) => {
+  const made = await post({ name: 'unread-fields', enabled: true, trafficPercentage: 0, unleash: betaModel });
+  t.equal(made.status, 201);
+  const id = made.json.id as string;
+  const before = await call(server.baseUrl, 'GET', `/api/v1/flags/${id}`, { token: secrets.read });
+  for (const [field, value, instead] of [
+    ['trafficPercentage', 50, /flexibleRollout's "rollout" parameter/],
+    ['audienceId', ids.audience, /a strategy's constraints or segments/],
+    ['cohorts', ['vip'], /userWithId's "userIds"/],
+  ] as const) {
+    const r = await patch(id, { [field]: value });
+    t.equal(r.status, 400, `${field}: ${JSON.stringify(r.json)}`);
+    t.equal(r.json.error, 'Invalid request');
+    t.match(r.json.detail, new RegExp(`^"${field}": this state answers by Unleash's model, which does not read it`));
+    t.match(r.json.detail, instead);
+    t.match(r.json.detail, /or send "unleash": null/);
+  }
+  const after = await call(server.baseUrl, 'GET', `/api/v1/flags/${id}`, { token: secrets.read });
+  t.same(after.json, before.json, 'nothing changed');
+  t.equal((await patch(id, { trafficPercentage: 0, enabled: true })).json.changed, false, 'the stored value again changes nothing');
+  const left = await patch(id, { unleash: null, trafficPercentage: 50 });
+  t.equal(left.status, 200, 'leaving the model, the percentage is read again');
+  t.equal(left.json.flag.trafficPercentage, 50);
+});
+
+t.test("patch of a group flag's environment in Unleash's model: the unread fields refused there too", async (t) => {
+  const multiPost = (body: unknown) => call(server.baseUrl, 'POST', '/api/v1/flags', { token: secrets.multiWrite, body });
+  const made = await multiPost({ name: 'unread-group', environments: { production: { enabled: true, unleash: betaModel } } });
+  t.equal(made.status, 201, JSON.stringify(made.json));
+  const patchEnv = (body: unknown) =>
+    call(server.baseUrl, 'PATCH', `/api/v1/flags/${made.json.id}?env=production`, { token: secrets.multiWrite, body });
+  const refused = await patchEnv({ trafficPercentage: 30, cohorts: ['vip'] });
+  t.equal(refused.status, 400);
+  t.match(refused.json.detail, /"trafficPercentage": this state answers by Unleash's model/);
+  t.match(refused.json.detail, /"cohorts": this state answers by Unleash's model/);
+  t.equal((await patchEnv({ cohorts: [] })).json.changed, false, 'inheriting as it did changes nothing, and is no refusal');
+  const staging = await call(server.baseUrl, 'PATCH', `/api/v1/flags/${made.json.id}?env=staging`, {
+    token: secrets.multiWrite,
+    body: { trafficPercentage: 30 },
+  });
+  t.equal(staging.status, 200, 'an environment not in the model takes its percentage');
+});
+
 t.test('parts the SDKs never meet are stored, named on the flag, and answered as the stock SDK answers them', async (t) => {
   const constrained = (constraint: Record<string, unknown>) => ({ strategies: [{ name: 'default', constraints: [constraint] }] });
   const models: Record<string, unknown> = {
