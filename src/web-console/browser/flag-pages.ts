@@ -379,8 +379,12 @@ export async function flagPage(flagId: string): Promise<void> {
   );
 }
 
-/** The form of the flag's state (flat), or of one environment's (`env`): sends only what was edited. */
-function stateForm(data: FlagPageView, env: string | null, state: FlatState, reload: () => Promise<void>): HTMLFormElement {
+/**
+ * The form of the flag's state (flat), or of one environment's (`env`): sends only what was edited. A
+ * state in Unleash's model does not read its percentage, cohorts or audience (the API refuses a change to
+ * them), so they are shown read-only, with where the model says the same.
+ */
+export function stateForm(data: FlagPageView, env: string | null, state: FlatState, reload: () => Promise<void>): HTMLFormElement {
   const { flag, can } = data;
   const enabled = h('input', { type: 'checkbox', name: 'enabled', checked: state.enabled });
   // No min, max or step: the browser would refuse the form with its own words; PATCH's rule and text apply.
@@ -393,6 +397,14 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
     data.audiences.map((a) => h('option', { value: a.id, selected: a.id === state.audienceId }, a.name)),
   );
   const label = env === null ? 'State' : `Environment ${env}`;
+  const inModel = state.unleash !== undefined;
+  const unread = h(
+    'p',
+    { class: 'muted' },
+    `Traffic percentage ${state.trafficPercentage}%, cohorts ${state.cohorts.join(', ') || 'none'}, audience ${
+      data.audiences.find((a) => a.id === state.audienceId)?.name ?? state.audienceId ?? 'everyone'
+    }: read-only, as Unleash's strategies below decide instead. Change a strategy's rollout, constraints or user ids there.`,
+  );
   return h(
     'form',
     {
@@ -403,9 +415,11 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
         const audienceId = audience.value === '' ? null : audience.value;
         const patch: Partial<Record<keyof FlatState, unknown>> = {};
         if (enabled.checked !== state.enabled) patch.enabled = enabled.checked;
-        if (raw !== String(state.trafficPercentage)) patch.trafficPercentage = formNumber(raw);
-        if (cohorts.changed()) patch.cohorts = cohorts.items();
-        if (audienceId !== state.audienceId) patch.audienceId = audienceId;
+        if (!inModel) {
+          if (raw !== String(state.trafficPercentage)) patch.trafficPercentage = formNumber(raw);
+          if (cohorts.changed()) patch.cohorts = cohorts.items();
+          if (audienceId !== state.audienceId) patch.audienceId = audienceId;
+        }
         if (Object.keys(patch).length === 0) {
           say(`Nothing changed: ${flag.name} already had these values.`);
           return;
@@ -429,9 +443,7 @@ function stateForm(data: FlagPageView, env: string | null, state: FlatState, rel
         'div',
         { class: 'row' },
         field('Enabled', enabled),
-        percentageField('Traffic percentage', percentage),
-        cohorts.element,
-        field('Audience', audience),
+        ...(inModel ? [unread] : [percentageField('Traffic percentage', percentage), cohorts.element, field('Audience', audience)]),
         can.editFlags ? h('button', { type: 'submit' }, env === null ? 'Save' : `Save ${env}`) : null,
       ),
     ),
