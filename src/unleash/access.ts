@@ -93,10 +93,12 @@ function authorizeFeatures(store: AccessReader, token: Token, now: number): Feat
   const { project } = authorizeToken(store, token, now);
   if (project.kind === 'single') return { token, project, environment: null };
   const environment = token.environments.length === 1 ? token.environments[0]! : null;
+  // 403, not 400: Unleash's SDKs print no body, and on a 401 or 403 they say the key is not allowed to
+  // connect (a 400 they report as its number alone), which points at the fix: another token.
   if (environment === null) {
     throw new FlagwireError(
-      'INVALID_REQUEST',
-      "This project has environments and Unleash's SDKs name none: use a token limited to one environment, the one to serve " +
+      'FORBIDDEN',
+      "This token covers every environment of a project that has several, and Unleash's SDKs name none: use a token limited to one environment, the one to serve " +
         `(${validEnvironmentsText(project)}).`,
     );
   }

@@ -5,7 +5,7 @@
 // flags it cannot say are left out and named with why; ETag and 304; the token decides the project and,
 // for a project with environments, the environment; every refusal in the Management API's envelope.
 import t, { type Test } from 'tap';
-import type { Unleash } from 'unleash-client';
+import { InMemStorageProvider, Unleash } from 'unleash-client';
 import { startUnleashSdk } from '../helpers/unleash-sdk.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { call, type Reply } from '../helpers/http.js';
@@ -159,7 +159,27 @@ t.test('a project with environments: the token limited to one of them decides wh
     staging.json.features.map((f: { name: string; enabled: boolean }) => [f.name, f.enabled]),
     [['search', true]],
   );
-  refusedWith(t, await features(secrets.multiRead), 400, 'Invalid request', /use a token limited to one environment.*staging, production/);
+  refusedWith(
+    t,
+    await features(secrets.multiRead),
+    403,
+    'Forbidden',
+    /covers every environment.*use a token limited to one environment.*staging, production/,
+  );
+});
+
+t.test('a token of every environment: the stock SDK says its key is not allowed, not a bare status', async (t) => {
+  const unleash = new Unleash({
+    url: `${server.baseUrl}/api`,
+    appName: 'every-environment',
+    customHeaders: { Authorization: secrets.multiRead },
+    disableMetrics: true,
+    refreshInterval: 60_000,
+    storageProvider: new InMemStorageProvider(),
+  });
+  t.teardown(() => unleash.destroy());
+  const error = await new Promise<Error>((resolve) => unleash.once('error', resolve));
+  t.match(error.message, /responded 403 which means your API key is not allowed to connect/);
 });
 
 t.test('tokens: missing, wrong, in the URL, of an organisation without the plan', async (t) => {

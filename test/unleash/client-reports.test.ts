@@ -101,7 +101,7 @@ t.test('a project with environments: a token limited to one environment counts i
   t.equal((await post('/api/client/metrics', secrets.stagingWrite, report({ 'multi-counted': { yes: 1, no: 1 } }))).status, 202);
   await flushActivity(server);
   t.equal(await evaluations(id, secrets.stagingWrite), 2);
-  refusedWith(t, await post('/api/client/register', secrets.multiRead, { appName: 'a' }), 400, 'Invalid request', /one environment/);
+  refusedWith(t, await post('/api/client/register', secrets.multiRead, { appName: 'a' }), 403, 'Forbidden', /one environment/);
 });
 
 t.test('refusals: no token, a client key, a bad token; nothing counted', async (t) => {

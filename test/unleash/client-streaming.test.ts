@@ -191,7 +191,7 @@ t.test('refusals: as the features route', async (t) => {
   refusedWith(t, await get(null), 401, 'Missing bearer token', /customHeaders/);
   refusedWith(t, await get(`fw_${'x'.repeat(40)}`), 401, 'Invalid token');
   refusedWith(t, await get(`fwc_${'x'.repeat(32)}`), 401, 'Malformed bearer token', /a client key/);
-  refusedWith(t, await get(secrets.multiRead), 400, 'Invalid request', /one environment/);
+  refusedWith(t, await get(secrets.multiRead), 403, 'Forbidden', /one environment/);
   refusedWith(t, await get(secrets.free), 402, 'Plan does not include the Management API');
   refusedWith(
     t,
