@@ -22,6 +22,11 @@ function planLines(plan: ImportPlan): string[] {
     lines.push(...p.changes.flatMap(changeLines).map((l) => `  ${l}`));
     if (p.changes.length === 0) lines.push('  no changes');
   }
+  // flags as code's mark: a change POST /api/v1/apply refuses; this import, from the command line, makes it.
+  if (plan.projects.some((p) => p.changes.some((c) => c.consoleOnly)))
+    lines.push(
+      '(console only): a change only the console and the command line make, as this import does; the Management API (POST /api/v1/apply) refuses it, so a file kept as code that still makes it is applied with `flagwire apply`.',
+    );
   if (plan.refused.length > 0) {
     lines.push(`Not carried: ${plan.refused.length} flag(s) that would not answer as they do in Unleash, left out:`);
     for (const f of plan.refused) {

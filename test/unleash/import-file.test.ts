@@ -124,6 +124,16 @@ t.test('two projects from two environments: planned, what cannot be carried name
   t.match(plan.notes, [{ project: 'mobile', flag: 'app-segment', note: /stale/ }]);
 });
 
+t.test('the plan as text says what "(console only)" means', async (t) => {
+  const r = await cli(dir, args(orgB, dev, prod), { json: false });
+  t.equal(r.code, 2);
+  t.match(r.stdout, /\+ environment development {2}\(console only\)/);
+  t.match(
+    r.stdout,
+    /\n\(console only\): a change only the console and the command line make, as this import does; the Management API \(POST \/api\/v1\/apply\) refuses it/,
+  );
+});
+
 t.test('applied (skipping the refused flags): the projects are made; again, nothing changes', async (t) => {
   const applied = await cli(dir, [...args(orgB, dev, prod), '--apply', '--skip-refused']);
   t.equal(applied.code, 0, applied.stderr);
