@@ -16,7 +16,7 @@ import { TallyFile } from '../store/tally-file.js';
 import { kExperimentCommands } from './command-table.js';
 import { experimentNotFound, experimentView } from './experiment-commands.js';
 import { getExperiment, listExperiments } from './experiment-records.js';
-import { experimentResultsView, lookOf } from './results-view.js';
+import { experimentResultsView, hasTypedVariants, lookOf } from './results-view.js';
 import type { ExperimentBody, ExperimentResultsBody } from './schemas.js';
 
 const kCreateUsage =
@@ -174,9 +174,10 @@ export const kExperimentCli: readonly CliCommand[] = [
           'NOT_FOUND',
           "This command reads the data directory's tally file; with PostgreSQL the counts are in the database: read the results through the API (GET /api/v1/experiments/{key}/results).",
         );
-      const experiment = await ctx.read((r) =>
-        readExperiment(r, args.positional('PROJECT_ID'), args.string('env') ?? null, args.positional('KEY')),
-      );
+      const { experiment, typed } = await ctx.read((r) => {
+        const found = readExperiment(r, args.positional('PROJECT_ID'), args.string('env') ?? null, args.positional('KEY'));
+        return { experiment: found, typed: hasTypedVariants(r, found) };
+      });
       const tally = TallyFile.open(resolveDataDir(ctx.dataFlag, process.env, false));
       const scope = { projectId: experiment.projectId, environment: experiment.environment ?? '' };
       let view: ExperimentResultsBody;
@@ -184,6 +185,7 @@ export const kExperimentCli: readonly CliCommand[] = [
         view = experimentResultsView(
           experiment,
           statisticsView(experiment.key, experiment.environment, tally.experiment(scope, experiment.key)),
+          typed,
         );
       } finally {
         await tally.close();

@@ -25,7 +25,7 @@ export interface MetricComparison {
   readonly cuped: { readonly theta: number; readonly varianceReduction: number } | null;
   /** The Bayesian view of the lift (of the difference where there is no lift); null where nothing is known yet. */
   readonly bayes: Posterior | null;
-  /** Whether the always-valid interval (of the lift, else the difference) excludes 0, and which way. */
+  /** Whether the always-valid intervals of the lift and the difference both exclude 0, and which way (the difference's alone where there is no lift). */
   readonly decision: 'higher' | 'lower' | 'inconclusive';
   readonly verdict: string;
 }

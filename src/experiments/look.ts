@@ -9,7 +9,7 @@ import type { WriterClient } from '../writer/client.js';
 import { kExperimentCommands } from './command-table.js';
 import { experimentNotFound } from './experiment-commands.js';
 import { getExperiment } from './experiment-records.js';
-import { experimentResultsView, lookOf } from './results-view.js';
+import { experimentResultsView, hasTypedVariants, lookOf } from './results-view.js';
 import type { ExperimentResultsBody } from './schemas.js';
 
 export interface LookDeps {
@@ -29,7 +29,7 @@ export async function lookAtResults(
   const experiment = getExperiment(deps.store, projectId, env, key);
   if (experiment === undefined) throw experimentNotFound(key);
   const counted = await deps.events.experiment({ projectId, environment: env ?? '' }, key);
-  const view = experimentResultsView(experiment, statisticsView(key, env, counted));
+  const view = experimentResultsView(experiment, statisticsView(key, env, counted), hasTypedVariants(deps.store, experiment));
   const look = lookOf(experiment, view, now);
   if (look !== null) await deps.writer.call(kExperimentCommands.experimentLook, look);
   return view;

@@ -3,10 +3,13 @@
 // primary metric's daily intervals kept so far, and every bound that is infinite (nothing known yet) as
 // null, since JSON has no infinity.
 import { FlagwireError } from '../errors.js';
+import { effectiveState } from '../flag-records/flag-state.js';
+import { getFlag } from '../flag-records/flag-store.js';
+import type { StoreReader } from '../store/interfaces.js';
 import type { ExperimentStatistics } from '../events/statistics.js';
 import { compileValidator } from '../model/validation.js';
 import { type ExperimentLook, experimentView, intervalPointDue } from './experiment-commands.js';
-import { type Experiment, type IntervalPoint, planOf } from './experiment-records.js';
+import { type Experiment, experimentStatus, type IntervalPoint, planOf } from './experiment-records.js';
 import type { EffectResult, MetricComparison } from './comparison.js';
 import { experimentResults, kDefaultAnalysis } from './results.js';
 import { type ExperimentResultsBody, ExperimentPlanFields } from './schemas.js';
@@ -49,8 +52,11 @@ function comparisonView(c: MetricComparison): Comparison {
   };
 }
 
-/** The results of `experiment` from its statistics now, against its plan and its sample-ratio history. */
-export function experimentResultsView(experiment: Experiment, statistics: ExperimentStatistics): ExperimentResultsBody {
+/**
+ * The results of `experiment` from its statistics now, against its plan and its sample-ratio history;
+ * `typedFlag` whether its flag has typed variants there (the step that ships one differs).
+ */
+export function experimentResultsView(experiment: Experiment, statistics: ExperimentStatistics, typedFlag: boolean): ExperimentResultsBody {
   // A plan kept before its fields were bounded (an alpha of 1e-300) cannot be computed: said, not a 500.
   const problems = kPlanValidator.problems(planOf(experiment));
   if (problems.length > 0)
@@ -67,6 +73,11 @@ export function experimentResultsView(experiment: Experiment, statistics: Experi
       plannedSubjects: experiment.plannedSubjects,
     },
     { ...kDefaultAnalysis, alpha: experiment.alpha, previousSrmPValue: experiment.lowestSrmPValue },
+    {
+      primaryMetric: experiment.primaryMetric,
+      status: experimentStatus(experiment),
+      flag: { id: experiment.flagId, environment: experiment.environment, typed: typedFlag },
+    },
   );
   const comparisons = results.comparisons.map(comparisonView);
   return {
@@ -83,6 +94,12 @@ export function experimentResultsView(experiment: Experiment, statistics: Experi
     comparisons,
     history: (experiment.intervals ?? []).filter((p) => p.metric === experiment.primaryMetric).map(copyPoint),
   };
+}
+
+/** Whether the experiment's flag has typed variants in its environment (false where the flag is gone). */
+export function hasTypedVariants(r: Pick<StoreReader, 'getKeyed'>, experiment: Experiment): boolean {
+  const flag = getFlag(r, experiment.flagId);
+  return flag !== undefined && effectiveState(flag, experiment.environment).typed !== undefined;
 }
 
 function copyPoint(p: IntervalPoint): IntervalPoint {

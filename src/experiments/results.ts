@@ -10,7 +10,7 @@ import { absoluteEffect, type Estimate, relativeEffect } from './effect.js';
 import { armMoments, armSums, type MetricKind } from './moments.js';
 import { mixtureRho, sequentialInterval } from './sequential.js';
 import { type SrmResult, srmCheck } from './srm.js';
-import { metricVerdict } from './verdict.js';
+import { metricVerdict, type VerdictStage } from './verdict.js';
 import type { EffectResult, MetricComparison } from './comparison.js';
 
 /** What the results are computed against: the experiment's plan. */
@@ -72,11 +72,20 @@ function withInterval(effect: Estimate, n: number, alpha: number, rho: number): 
   return { ...effect, ...sequentialInterval(effect, n, alpha, rho) };
 }
 
-/** The results of an experiment from its statistics view, against its plan. */
+/** Which side of 0 an always-valid interval lies on, if it lies on one. */
+function sideOf(e: EffectResult): MetricComparison['decision'] {
+  return e.lower > 0 ? 'higher' : e.upper < 0 ? 'lower' : 'inconclusive';
+}
+
+/**
+ * The results of an experiment from its statistics view, against its plan; `stage` (where the experiment
+ * stands) lets the primary metric's sentences say what to do, and without it they say only what is shown.
+ */
 export function experimentResults(
   statistics: ExperimentStatistics,
   plan: ExperimentPlan,
   options: AnalysisOptions = kDefaultAnalysis,
+  stage?: VerdictStage,
 ): ExperimentResults {
   const byVariant = new Map(statistics.variants.map((v) => [v.variant, v]));
   const subjectsOf = (variant: string) => byVariant.get(variant)?.subjects ?? 0;
@@ -119,7 +128,8 @@ export function experimentResults(
               varianceReduction: unadjustedSe > 0 && Number.isFinite(unadjustedSe) ? 1 - (absolute.standardError / unadjustedSe) ** 2 : 0,
             };
       const read = relative ?? absolute;
-      const decision = read.lower > 0 ? 'higher' : read.upper < 0 ? 'lower' : 'inconclusive';
+      // Decided only where the lift and the difference agree: a page showing both never contradicts itself.
+      const decision = relative === null || sideOf(relative) === sideOf(absolute) ? sideOf(read) : 'inconclusive';
       const comparison = {
         metric,
         kind,
@@ -132,7 +142,17 @@ export function experimentResults(
         bayes: posterior(read, options.priorSd, options.alpha),
         decision,
       } as const;
-      comparisons.push({ ...comparison, verdict: metricVerdict(comparison, srm, subjects, plan.plannedSubjects) });
+      comparisons.push({
+        ...comparison,
+        verdict: metricVerdict(comparison, {
+          srm,
+          control: plan.control,
+          alpha: options.alpha,
+          subjects,
+          plannedSubjects: plan.plannedSubjects,
+          stage,
+        }),
+      });
     }
   }
   return { srm: { ...srm, variants: [...variants, ...unplanned] }, comparisons };

@@ -91,7 +91,7 @@ t.test('every plan at the bounds computes its results, whatever the data, to a b
           ],
         };
         for (const [i, statistics] of shapes.entries()) {
-          const body = experimentResultsView(experiment, statistics);
+          const body = experimentResultsView(experiment, statistics, false);
           t.same(kResultsValidator.problems(body), [], `alpha ${alpha}, ${plannedSubjects} planned, weights ${weights}, data ${i}`);
         }
       }
@@ -102,7 +102,7 @@ t.test('a record kept before the bounds is refused with why, not a RangeError', 
   const statistics = dataShapes()[3]!;
   let refused: unknown;
   try {
-    experimentResultsView(experiment, statistics);
+    experimentResultsView(experiment, statistics, false);
   } catch (err) {
     refused = err;
   }

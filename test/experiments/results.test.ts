@@ -4,7 +4,11 @@
 import t from 'tap';
 import { exactDecimal } from '../../src/events/statistics.js';
 import { experimentResults, kDefaultAnalysis, parseExactDecimal } from '../../src/experiments/results.js';
+import type { VerdictStage } from '../../src/experiments/verdict.js';
 import { evenArms, evenPlan, Random, statisticsOf } from './simulate.js';
+
+/** A running experiment whose primary metric is checkout: its sentences say what to do. */
+const running: VerdictStage = { primaryMetric: 'checkout', status: 'running', flag: { id: 'flg_1', environment: null, typed: false } };
 
 const plan = evenPlan(
   [
@@ -38,7 +42,7 @@ t.test('exact decimals read back to the integers they were written from', async 
 });
 
 t.test('a treatment that raises the metric: the lift, its interval, and "you can stop"', async (t) => {
-  const results = experimentResults(statisticsOf(arms(1, 10_000, 0.2, 0.15), 10_000n), plan);
+  const results = experimentResults(statisticsOf(arms(1, 10_000, 0.2, 0.15), 10_000n), plan, kDefaultAnalysis, running);
   t.equal(results.comparisons.length, 2, 'one comparison per treatment and metric');
   const [conversion, mean] = results.comparisons;
   t.equal(conversion.kind, 'conversion');
@@ -61,20 +65,26 @@ t.test('a treatment that raises the metric: the lift, its interval, and "you can
 });
 
 t.test('a treatment that lowers it, and one that changes nothing yet', async (t) => {
-  const lower = experimentResults(statisticsOf(arms(2, 10_000, 0.2, -0.15), 10_000n), plan).comparisons[0];
+  const lower = experimentResults(statisticsOf(arms(2, 10_000, 0.2, -0.15), 10_000n), plan, kDefaultAnalysis, running).comparisons[0];
   t.equal(lower.decision, 'lower');
   t.match(lower.verdict, /^on lowers checkout by \d+\.\d% \(\d+\.\d% to \d+\.\d%\); you can stop\.$/, lower.verdict);
-  const none = experimentResults(statisticsOf(arms(3, 2_000, 0.2, 0), 10_000n), plan).comparisons[0];
+  const none = experimentResults(statisticsOf(arms(3, 2_000, 0.2, 0), 10_000n), plan, kDefaultAnalysis, running).comparisons[0];
   t.equal(none.decision, 'inconclusive');
   t.match(
     none.verdict,
     /^No difference detected between on and the control on checkout yet \(-\d+\.\d% to \d+\.\d%\); keep it running: 4,000 of 20,000 planned subjects\.$/,
     none.verdict,
   );
-  const done = experimentResults(statisticsOf(arms(3, 2_000, 0.2, 0), 10_000n), { ...plan, plannedSubjects: 4_000 }).comparisons[0];
+  // At the planned size an interval that holds 0 still holds effects either side of it: said so, never "none".
+  const done = experimentResults(
+    statisticsOf(arms(3, 2_000, 0.2, 0), 10_000n),
+    { ...plan, plannedSubjects: 4_000 },
+    kDefaultAnalysis,
+    running,
+  ).comparisons[0];
   t.match(
     done.verdict,
-    /^on's effect on checkout is between -\d+\.\d% and \d+\.\d%, too small to tell from none at the planned 4,000 subjects; you can stop\.$/,
+    /^No difference detected between on and the control on checkout at the planned 4,000 subjects \(-\d+\.\d% to \d+\.\d%\): the data cannot tell its effect from 0, nor rule out one as large as either end; the planned size is reached: you can stop, or keep it running to narrow the interval\.$/,
     done.verdict,
   );
 });
@@ -106,7 +116,7 @@ t.test('subjects in a variant outside the plan are a mismatch', async (t) => {
 });
 
 t.test('an experiment with nothing counted yet says so, and divides by nothing', async (t) => {
-  const results = experimentResults({ experiment: 'x', environment: null, variants: [] }, plan, kDefaultAnalysis);
+  const results = experimentResults({ experiment: 'x', environment: null, variants: [] }, plan, kDefaultAnalysis, running);
   t.equal(results.srm.verdict, 'not-enough-data');
   for (const c of results.comparisons) {
     t.equal(c.decision, 'inconclusive');
