@@ -10,7 +10,7 @@ import { absoluteEffect, type Estimate, relativeEffect } from './effect.js';
 import { armMoments, armSums, type MetricKind } from './moments.js';
 import { mixtureRho, sequentialInterval } from './sequential.js';
 import { type SrmResult, srmCheck } from './srm.js';
-import { metricVerdict, type VerdictStage } from './verdict.js';
+import { metricVerdict, srmSentence, type VerdictStage } from './verdict.js';
 import type { EffectResult, MetricComparison } from './comparison.js';
 
 /** What the results are computed against: the experiment's plan. */
@@ -39,7 +39,7 @@ export const kDefaultAnalysis: AnalysisOptions = { alpha: 0.05, priorSd: null, s
 
 export interface ExperimentResults {
   /** The check over the plan's arms, then any variant outside the plan that the statistics hold. */
-  readonly srm: SrmResult & { readonly variants: readonly string[] };
+  readonly srm: SrmResult & { readonly variants: readonly string[]; readonly sentence: string };
   readonly comparisons: readonly MetricComparison[];
 }
 
@@ -155,5 +155,6 @@ export function experimentResults(
       });
     }
   }
-  return { srm: { ...srm, variants: [...variants, ...unplanned] }, comparisons };
+  const sentence = srmSentence(srm, subjects, plan.plannedSubjects, options.srmTolerance);
+  return { srm: { ...srm, variants: [...variants, ...unplanned], sentence }, comparisons };
 }

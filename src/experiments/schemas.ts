@@ -188,6 +188,14 @@ export const ExperimentResultsBody = Type.Object(
       variants: Type.Array(Type.String(), { description: "The plan's arms, then any variant outside the plan that got subjects" }),
       observed: Type.Array(Type.Number()),
       planned: Type.Array(Type.Number()),
+      resolution: Type.Number({
+        description:
+          "The smallest departure from an arm's planned share, relative to it, the check can rule out at the planned size (or at the subjects in, once past it)",
+      }),
+      subjectsToRuleOut: Type.Number({
+        description: "The subjects it takes to rule out a 1% departure, the least that says 'no mismatch'",
+      }),
+      sentence: Type.String({ description: 'The check in words: what it found, and what it can and cannot tell (docs/statistics.md)' }),
     }),
     primary: Type.Array(Comparison, { description: "The primary metric's comparisons, one per treatment" }),
     comparisons: Type.Array(Comparison, { description: 'Every metric and treatment' }),

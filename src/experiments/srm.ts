@@ -63,6 +63,13 @@ export interface SrmResult {
   readonly observed: readonly number[];
   /** Each arm's planned share. */
   readonly planned: readonly number[];
+  /**
+   * What the check can tell at the planned size (or at the subjects in, once past it): the smallest
+   * departure from an arm's planned share, relative to it, it can rule out there when none is seen.
+   */
+  readonly resolution: number;
+  /** The subjects it takes to rule out a departure of the tolerance, the least that says "no mismatch". */
+  readonly subjectsToRuleOut: number;
 }
 
 export interface SrmOptions {
@@ -75,6 +82,33 @@ export interface SrmOptions {
   readonly tolerance: number;
   /** The p-value of the previous look, for the running minimum (1 at the first). */
   readonly previousPValue?: number;
+}
+
+/**
+ * The smallest departure from the plan, relative to an arm's share, the check rules out at `n` subjects
+ * where the counts match the plan exactly: the widest arm's confidence sequence half-width over its share.
+ */
+function resolutionAt(planned: readonly number[], n: number, alpha: number, rho: number): number {
+  let widest = 0;
+  for (const p of planned) {
+    if (p === 0) continue;
+    const { upper } = sequentialInterval({ estimate: p, standardError: Math.sqrt((p * (1 - p)) / n) }, n, alpha, rho);
+    widest = Math.max(widest, (upper - p) / p);
+  }
+  return widest;
+}
+
+/** The fewest subjects at which resolutionAt is within `tolerance`: the width shrinks as n grows, so a bisection finds it. */
+function subjectsFor(planned: readonly number[], tolerance: number, alpha: number, rho: number): number {
+  let low = 2;
+  let high = 2;
+  while (resolutionAt(planned, high, alpha, rho) > tolerance && high < 1e18) high *= 2;
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (resolutionAt(planned, mid, alpha, rho) > tolerance) low = mid;
+    else high = mid;
+  }
+  return high;
 }
 
 /**
@@ -92,10 +126,10 @@ export function srmCheck(counts: readonly number[], weights: readonly number[], 
   const observed = counts.map((c) => (n === 0 ? 0 : c / n));
   const logBf = srmLogBayesFactor(counts, planned, srmConcentration(options.alpha, options.plannedSubjects));
   const pValue = Math.min(options.previousPValue ?? 1, 1, Math.exp(-logBf));
+  const rho = mixtureRho(options.alpha, options.plannedSubjects);
   let verdict: SrmVerdict;
   if (pValue <= options.alpha) verdict = 'mismatch';
   else {
-    const rho = mixtureRho(options.alpha, options.plannedSubjects);
     // An arm planned to get no one has none here (or the check found a mismatch): nothing to bound.
     const within = planned.every((p, i) => {
       if (p === 0) return true;
@@ -109,5 +143,13 @@ export function srmCheck(counts: readonly number[], weights: readonly number[], 
     });
     verdict = within ? 'no-mismatch' : 'not-enough-data';
   }
-  return { pValue, bayesFactor: Math.exp(logBf), verdict, observed, planned };
+  return {
+    pValue,
+    bayesFactor: Math.exp(logBf),
+    verdict,
+    observed,
+    planned,
+    resolution: resolutionAt(planned, Math.max(n, options.plannedSubjects, 2), options.alpha, rho),
+    subjectsToRuleOut: subjectsFor(planned, options.tolerance, options.alpha, rho),
+  };
 }

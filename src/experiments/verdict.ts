@@ -14,6 +14,23 @@ const kFigures = numberFormatOnUse({ maximumSignificantDigits: 3 });
 const kCount = numberFormatOnUse();
 const kPercent = numberFormatOnUse({ minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
+const kRoughCount = numberFormatOnUse({ maximumSignificantDigits: 2 });
+
+/**
+ * The sample-ratio check as a sentence: where it has found no mismatch but cannot rule one out, what it
+ * can tell at the planned size (or at the subjects in, once past it) and what it takes to rule out the
+ * tolerance: a check that has not found a mismatch has not shown there is none.
+ */
+export function srmSentence(srm: SrmResult, subjects: number, plannedSubjects: number, tolerance: number): string {
+  const p = srm.pValue.toPrecision(2);
+  if (srm.verdict === 'mismatch')
+    return `The arms' subjects do not match the planned split (p = ${p}): find the cause before trusting any result.`;
+  if (srm.verdict === 'no-mismatch') return `The arms' subjects match the planned split (p = ${p}).`;
+  const at =
+    subjects < plannedSubjects ? `the planned ${kCount.format(plannedSubjects)} subjects` : `these ${kCount.format(subjects)} subjects`;
+  return `Not enough data to rule out a mismatch yet (p = ${p}): at ${at} the check can rule out only an arm off its planned share by more than ${kPercent.format(srm.resolution * 100)}% of it, not a smaller one; ruling out ${kPercent.format(tolerance * 100)}% takes about ${kRoughCount.format(srm.subjectsToRuleOut)} subjects.`;
+}
+
 /** Where the experiment stands, for what its primary metric's sentence says to do. */
 export interface VerdictStage {
   /** The metric that decides; the other metrics' sentences say only what they show. */

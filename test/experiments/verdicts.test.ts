@@ -8,6 +8,7 @@ import t from 'tap';
 import type { MetricComparison } from '../../src/experiments/comparison.js';
 import type { ExperimentStatus } from '../../src/experiments/experiment-records.js';
 import { experimentResults, kDefaultAnalysis } from '../../src/experiments/results.js';
+import { srmCheck } from '../../src/experiments/srm.js';
 import type { VerdictStage } from '../../src/experiments/verdict.js';
 import { evenArms, evenPlan, Random, statisticsOf } from './simulate.js';
 
@@ -166,4 +167,25 @@ t.test('once stopped, the primary metric says ship or keep, with the step', asyn
   );
   const running = experimentResults(statistics, plan, kDefaultAnalysis, { ...typed, status: 'running' }).comparisons[0]!;
   t.match(running.verdict, /; you can stop\.$/);
+});
+
+t.test('the sample-ratio sentence says what the check can and cannot tell at the planned size', async (t) => {
+  const tally = evenArms(['purchase']);
+  for (const a of tally.values()) a.subjects = 2_000;
+  const plan = evenPlan([{ metric: 'purchase', kind: 'conversion' }], 4_000);
+  const { srm } = experimentResults(statisticsOf(tally, 1_000_000n), plan);
+  t.equal(srm.verdict, 'not-enough-data', 'an exact 2,000/2,000 cannot rule out a 1% mismatch');
+  t.match(
+    srm.sentence,
+    /^Not enough data to rule out a mismatch yet \(p = 1\.0\): at these 4,000 subjects the check can rule out only an arm off its planned share by more than \d+\.\d% of it, not a smaller one; ruling out 1\.0% takes about [\d,]+ subjects\.$/,
+  );
+  t.ok(srm.resolution > 0.01 && srm.subjectsToRuleOut > 4_000, `${srm.resolution} at 4,000; 1% at ${srm.subjectsToRuleOut}`);
+  // Both figures are what the check itself does: at the resolution it says "no mismatch", and at the subjects named for 1% too.
+  const within = srmCheck([2_000, 2_000], [1, 1], { alpha: 0.05, plannedSubjects: 4_000, tolerance: srm.resolution * 1.0001 });
+  t.equal(within.verdict, 'no-mismatch', 'a departure past the resolution is ruled out at the planned size');
+  const half = Math.ceil(srm.subjectsToRuleOut / 2);
+  const enough = srmCheck([half, half], [1, 1], { alpha: 0.05, plannedSubjects: 4_000, tolerance: 0.01 });
+  t.equal(enough.verdict, 'no-mismatch', `1% is ruled out at ${2 * half} subjects`);
+  const early = experimentResults(statisticsOf(evenArms(['purchase']), 1_000_000n), plan).srm;
+  t.match(early.sentence, /^Not enough data to rule out a mismatch yet \(p = 1\.0\): at the planned 4,000 subjects /);
 });

@@ -358,13 +358,7 @@ function subjectsByVariant(results: Results): Map<string, number> {
 
 function srmSection(results: Results): HTMLElement {
   const { srm } = results;
-  const p = srm.pValue.toPrecision(2);
-  const sentence =
-    srm.verdict === 'mismatch'
-      ? `The arms' subjects do not match the planned split (p = ${p}): find the cause before trusting any result.`
-      : srm.verdict === 'no-mismatch'
-        ? `The arms' subjects match the planned split (p = ${p}).`
-        : `Not enough data to rule out a mismatch yet (p = ${p}).`;
+  const sentence = srm.sentence;
   const subjects = subjectsByVariant(results);
   const share = (x: number | undefined) => (x === undefined ? '—' : `${kPercent.format(x * 100)}%`);
   return h(
