@@ -35,9 +35,9 @@ Planned subjects: ${e.plannedSubjects}; alpha ${e.alpha}; lowest sample-ratio p-
 }
 
 function renderResults(r: ExperimentResultsBody): string {
-  const srm = `Sample ratio: ${r.srm.verdict} (p = ${r.srm.pValue.toPrecision(3)}; observed ${r.srm.observed.map((x) => x.toFixed(3)).join(' / ')}, planned ${r.srm.planned.map((x) => x.toFixed(3)).join(' / ')})\n${r.srm.sentence}`;
+  const srm = `Sample ratio: ${r.srm.verdict} (p = ${r.srm.pValue.toPrecision(3)}; observed ${r.srm.observed.map((x) => x.toFixed(3)).join(' / ')}, planned ${r.srm.planned.map((x) => x.toFixed(3)).join(' / ')})`;
   const rows = r.comparisons.map((c) => [c.metric, c.variant, c.decision, c.verdict]);
-  return `${renderExperiment(r.experiment)}\n${srm}\n${renderTable(['METRIC', 'VARIANT', 'DECISION', 'VERDICT'], rows)}`;
+  return `${renderExperiment(r.experiment)}\n${srm}\n${renderTable(['METRIC', 'VARIANT', 'DECISION', 'VERDICT'], rows)}\n${r.srm.sentence}`;
 }
 
 /** `--variant on=50`: an arm and its weight, as the API's body names them. */

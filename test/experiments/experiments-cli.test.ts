@@ -79,6 +79,7 @@ t.test('made, started, counted, its results read and kept, stopped', async (t) =
     statistics,
     { control: 'off', allocation: made.variants, metrics: made.metrics, plannedSubjects: 500 },
     { ...kDefaultAnalysis, previousSrmPValue: 1 },
+    { primaryMetric: made.primaryMetric, status: made.status, flag: { id: made.flagId, environment: made.environment, typed: false } },
   );
   t.equal(results.srm.pValue, expected.srm.pValue);
   t.ok(results.srm.pValue < 1, 'a 75/25 split against 50/50 lowers it');

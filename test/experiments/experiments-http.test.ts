@@ -96,6 +96,7 @@ t.test('made, started: the answers say inExperiment, exposures count; results as
     stats,
     { control: 'off', allocation: plan.variants, metrics: plan.metrics, plannedSubjects: plan.plannedSubjects },
     { ...kDefaultAnalysis, alpha: 0.05, previousSrmPValue: 1 },
+    { primaryMetric: plan.primaryMetric, status: 'running', flag: { id: flagId, environment: null, typed: false } },
   );
   const got = results.json;
   t.equal(got.srm.pValue, expected.srm.pValue, "the sample-ratio check's p-value");
