@@ -103,7 +103,8 @@ function subjectsFor(planned: readonly number[], tolerance: number, alpha: numbe
   let low = 2;
   let high = 2;
   while (resolutionAt(planned, high, alpha, rho) > tolerance && high < 1e18) high *= 2;
-  while (high - low > 1) {
+  // To a millionth of the answer: past 2^53 subjects a double cannot bisect down to one.
+  while (high - low > Math.max(1, high * 1e-6)) {
     const mid = Math.floor((low + high) / 2);
     if (resolutionAt(planned, mid, alpha, rho) > tolerance) low = mid;
     else high = mid;
