@@ -57,7 +57,12 @@ function actingIn(w: StoreWriter, target: Target, now: number): { project: Proje
 }
 
 export function experimentNotFound(key: string): FlagwireError {
-  return new FlagwireError('NOT_FOUND', `No experiment "${key}" exists in this project's environment.`);
+  // Said in full: events under a key are counted whether or not its plan exists, so a key on a flag
+  // with events flowing looks like an experiment until its results are asked for.
+  return new FlagwireError(
+    'NOT_FOUND',
+    `No experiment "${key}" exists in this project's environment. Events sent under a key are counted, but an experiment is its plan (variants, metrics, planned size): make it with \`flagwire experiment create\` or POST /api/v1/experiments, then start it.`,
+  );
 }
 
 function requireExperiment(w: StoreWriter, projectId: string, env: string | null, key: string): Experiment {

@@ -143,7 +143,7 @@ t.test("in a multi-environment project it runs in its environment only; another 
   const other = { principal: { kind: 'token' as const, tokenId: world.tokenIds.writeB! }, projectId: ids.multi, env: null };
   t.match(
     refusedCommand(t, world, 'NOT_FOUND', () => world.run('experimentStop', { ...other, key: 'checkout-2026' })),
-    /No experiment "checkout-2026" exists in this project's environment/,
+    /No experiment "checkout-2026" exists in this project.s environment\. Events sent under a key are counted, but an experiment is its plan/,
   );
   const staging = { principal: { kind: 'token' as const, tokenId: world.tokenIds.stagingWrite! }, projectId: ids.multi, env: 'production' };
   refusedCommand(t, world, 'ENVIRONMENT_NOT_PERMITTED', () => world.run('experimentStop', { ...staging, key: 'checkout-2026' }));
