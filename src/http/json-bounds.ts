@@ -8,8 +8,12 @@
 // so text that is not JSON passes here and is refused there, with JSON.parse's own words.
 import { kMaxBodyBytes } from './body.js';
 
-/** Arrays and objects nest at most this deep (the top value is at depth 1). */
-export const kMaxJsonDepth = 64;
+/**
+ * Arrays and objects nest at most this deep (the top value is at depth 1): twice the 64 levels a flag's
+ * rule may nest (src/targeting/refs.ts), so a rule at its own limit still fits in the document that
+ * carries it (a flags-as-code file, a flag's body), and far below what structured cloning survives.
+ */
+export const kMaxJsonDepth = 128;
 /**
  * Elements a body holds at most: every value (arrays, objects, strings, numbers, true, false, null)
  * and every object key. One per 4 bytes of the 1 MiB body cap: a body within the cap reaches it only
@@ -130,4 +134,50 @@ export function jsonBoundsProblem(text: Uint8Array | string): string | null {
   if (typeof text === 'string') kShared.scanText(text);
   else kShared.scanBytes(text);
   return kShared.problem;
+}
+
+/** Path segments a refusal names at most: enough to name the flag or field, not the whole descent. */
+const kPathSegments = 8;
+
+/**
+ * Where a text the scan refused as too deep passes the bound, as a path (`flags.deep.targeting.!.0…`):
+ * object keys and array indices from the top, the first kPathSegments of them. Run only on a refusal,
+ * over a text within the body cap, its keys read as they come (nothing parsed, nothing built but the path).
+ */
+export function tooDeepPath(text: string): string {
+  // One frame per open array or object: an object's last key, or an array's index.
+  const frames: (string | number)[] = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === kQuote) {
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) !== kQuote) end += text.charCodeAt(end) === kBackslash ? 2 : 1;
+      if (expectKey && frames.length > 0) frames[frames.length - 1] = text.slice(i + 1, Math.min(end, i + 65));
+      expectKey = false;
+      i = end;
+    } else if (c === kOpenCurly || c === kOpenSquare) {
+      if (frames.length === kMaxJsonDepth) break;
+      frames.push(c === kOpenSquare ? 0 : '');
+      expectKey = c === kOpenCurly;
+    } else if (c === kCloseCurly || c === kCloseSquare) {
+      frames.pop();
+      expectKey = false;
+    } else if (c === kComma && frames.length > 0) {
+      const top = frames[frames.length - 1]!;
+      if (typeof top === 'number') frames[frames.length - 1] = top + 1;
+      else expectKey = true;
+    }
+  }
+  const shown = frames.slice(0, kPathSegments).join('.');
+  return frames.length > kPathSegments ? `${shown}…` : shown;
+}
+
+/** The refusal of a whole text past a bound: a depth's names where it is passed. */
+export function jsonBoundsRefusal(text: string, problem: string): string {
+  if (problem !== kTooDeep) return problem;
+  const path = tooDeepPath(text);
+  return path === ''
+    ? problem
+    : `The request body nests arrays and objects deeper than ${kMaxJsonDepth} levels at ${path}; send it flatter.`;
 }

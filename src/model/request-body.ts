@@ -1,7 +1,7 @@
 // JSON request bodies of POST and PATCH: content type, empty body, encoding and syntax, each with a fix in the detail.
 import { isUtf8 } from 'node:buffer';
 import { FlagwireError } from '../errors.js';
-import { jsonBoundsProblem } from '../http/json-bounds.js';
+import { jsonBoundsProblem, jsonBoundsRefusal } from '../http/json-bounds.js';
 import { unicodeProblems } from './validation.js';
 
 export type BodyKind = 'create' | 'patch';
@@ -79,7 +79,7 @@ export function parseJsonObject(body: ReceivedBody, kind: BodyKind): ParsedBody 
   if (!isUtf8(buffer)) return { ok: false, problem: kNotUtf8 };
   // Before JSON.parse builds it: nothing too deep or too large to walk, check or clone is ever made.
   const outOfBounds = jsonBoundsProblem(buffer);
-  if (outOfBounds !== null) return { ok: false, problem: outOfBounds };
+  if (outOfBounds !== null) return { ok: false, problem: jsonBoundsRefusal(text, outOfBounds) };
   let value: unknown;
   try {
     value = JSON.parse(text);

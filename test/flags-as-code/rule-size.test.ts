@@ -55,7 +55,8 @@ t.test('a rule nested thousands of levels deep: a 400 naming the flag, not a 500
   const raw = `{"flagwire":1,"kind":"single","flags":{"deep":${flag}}}`;
   const r = await call(server.baseUrl, 'POST', '/api/v1/plan', { token: world.secrets.read, raw });
   t.equal(r.status, 400, r.text.slice(0, 300));
-  t.match(r.json, { error: 'Invalid request', detail: /flags\.deep\.targeting: nests deeper than 64 levels/ });
+  // Refused before it is parsed (src/http/json-bounds.ts), naming where: the flag's targeting.
+  t.match(r.json, { error: 'Invalid request', detail: /deeper than 128 levels at flags\.deep\.targeting\.if\.0\./ });
 });
 
 t.test("the probe's 20-level file: apply refused, nothing changed", { timeout: kHangMs }, async (t) => {

@@ -1,7 +1,16 @@
 // The JSON bounds (src/http/json-bounds.ts): depth and elements counted outside strings, string escapes
 // honoured, exact at the limits, and the same whether the text comes as a string, as bytes, or in parts.
 import t, { type Test } from 'tap';
-import { JsonBounds, jsonBoundsProblem, kMaxJsonDepth, kMaxJsonElements, kTooDeep, kTooManyElements } from '../../src/http/json-bounds.js';
+import {
+  JsonBounds,
+  jsonBoundsProblem,
+  jsonBoundsRefusal,
+  kMaxJsonDepth,
+  kMaxJsonElements,
+  kTooDeep,
+  kTooManyElements,
+  tooDeepPath,
+} from '../../src/http/json-bounds.js';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 /** An object nested `depth` deep: {"a":{"a":...{}}}. */
@@ -27,7 +36,7 @@ function problemOf(t: Test, text: string): string | null {
 }
 
 t.test('depth: arrays and objects alike, exact at the limit', async (t) => {
-  t.equal(kMaxJsonDepth, 64);
+  t.equal(kMaxJsonDepth, 128);
   t.equal(problemOf(t, nested(kMaxJsonDepth)), null);
   t.equal(problemOf(t, nested(kMaxJsonDepth + 1)), kTooDeep);
   t.equal(problemOf(t, objects(kMaxJsonDepth)), null);
@@ -37,7 +46,7 @@ t.test('depth: arrays and objects alike, exact at the limit', async (t) => {
   // Depth is how deep, not how many: siblings at the limit do not add up.
   t.equal(problemOf(t, `[${many(nested(kMaxJsonDepth - 1), 100)}]`), null);
   t.equal(problemOf(t, ' \t\r\n[ [ ] ]\n'), null, 'whitespace is nothing');
-  t.match(kTooDeep, /deeper than 64 levels/);
+  t.match(kTooDeep, /deeper than 128 levels/);
 });
 
 t.test('brackets inside strings are text: escapes honoured', async (t) => {
@@ -83,4 +92,21 @@ t.test('a scan stops at the bound and stays refused until reset', async (t) => {
   t.equal(bounds.problem, null);
   // Text that is not JSON is JSON.parse's to refuse: closing more than was opened does not buy depth.
   t.equal(jsonBoundsProblem(`]]]]${nested(kMaxJsonDepth + 1)}`), kTooDeep);
+});
+
+t.test('a refusal for depth names where the bound is passed: keys and indices, the first eight', async (t) => {
+  const deep = (n: number) => `${'{"!":['.repeat(n)}1${']}'.repeat(n)}`;
+  const text = `{"a":1,"flags":{"x\\"y":{"targeting":{"if":[true,${deep(100)}]}}}}`;
+  const problem = jsonBoundsProblem(text);
+  t.equal(problem, kTooDeep);
+  t.equal(tooDeepPath(text), 'flags.x\\"y.targeting.if.1.!.0.!…', 'an escaped quote stays in its key; the second item of "if"');
+  t.equal(
+    jsonBoundsRefusal(text, problem!),
+    `The request body nests arrays and objects deeper than ${kMaxJsonDepth} levels at flags.x\\"y.targeting.if.1.!.0.!…; send it flatter.`,
+  );
+  t.equal(
+    jsonBoundsRefusal(nested(kMaxJsonDepth + 1), kTooDeep),
+    `The request body nests arrays and objects deeper than ${kMaxJsonDepth} levels at 0.0.0.0.0.0.0.0…; send it flatter.`,
+  );
+  t.equal(jsonBoundsRefusal('x', kTooManyElements), kTooManyElements, 'the element bound is told as it is');
 });
