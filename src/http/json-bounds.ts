@@ -125,11 +125,18 @@ export class JsonBounds {
   }
 }
 
+/** Texts of at most this many code units (or bytes) pass without a scan (jsonBoundsProblem). */
+const kShortText = 2 * kMaxJsonDepth;
+
 /** The scan every caller that parses once in a while shares (scans are synchronous: one at a time per thread). */
 const kShared = new JsonBounds();
 
 /** Null when the JSON text (bytes or string) is within the bounds; else what is wrong with it (kTooDeep or kTooManyElements). */
 export function jsonBoundsProblem(text: Uint8Array | string): string | null {
+  // A text this short cannot pass either bound as JSON: a value nested n deep takes 2n characters, and
+  // what JSON.parse refuses it builds no deeper than the text is long. Most evaluation contexts are this
+  // short, and every one is read on the evaluation hot path: they skip the scan.
+  if (text.length <= kShortText) return null;
   kShared.reset();
   if (typeof text === 'string') kShared.scanText(text);
   else kShared.scanBytes(text);

@@ -110,3 +110,12 @@ t.test('a refusal for depth names where the bound is passed: keys and indices, t
   );
   t.equal(jsonBoundsRefusal('x', kTooManyElements), kTooManyElements, 'the element bound is told as it is');
 });
+
+t.test('a text too short to pass either bound as JSON is not scanned', async (t) => {
+  // 2 × 128 characters: the most a value nested 128 deep takes; one more level needs 258.
+  t.equal(jsonBoundsProblem(nested(kMaxJsonDepth)), null);
+  t.equal(jsonBoundsProblem(nested(kMaxJsonDepth + 1)), kTooDeep, 'the shortest text past the depth is scanned');
+  // Not JSON, and short: passed here; JSON.parse refuses it, having built nothing deeper than its length.
+  t.equal(jsonBoundsProblem('['.repeat(2 * kMaxJsonDepth)), null);
+  t.throws(() => JSON.parse('['.repeat(2 * kMaxJsonDepth)));
+});
