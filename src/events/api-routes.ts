@@ -10,7 +10,7 @@ import { apiErrors, json, kEnvParam, pathParam, queryParam } from '../routes/ope
 import { StreamedAnswer } from '../routes/handler.js';
 import { projectBodyWrite } from '../routes/route-helpers.js';
 import { refuseUnlessCounted } from './event-counter.js';
-import { exportFormat, jsonLines, parquet, timeParam } from './export.js';
+import { exportFormat, jsonLines, parquet, parquetWriter, timeParam } from './export.js';
 import { EventSettings, EventSettingsPatch, SubjectErase, SubjectErased } from './schemas.js';
 import { eventSettingsOf, kEventCommands } from './settings-commands.js';
 import { ExperimentStatistics, statisticsView } from './statistics.js';
@@ -86,6 +86,7 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
         const disposition = [['Content-Disposition', name]] as const;
         const pages = await events.rawPages();
         if (format === 'jsonl') return new StreamedAnswer(kJsonLines, jsonLines(pages, scope, range), disposition);
+        await parquetWriter();
         return new StreamedAnswer(kParquet, parquet(pages, scope, range, events.scratch), disposition);
       },
     },

@@ -12,7 +12,7 @@ import { resolveDatabaseUrl, resolveDataDir } from '../config.js';
 import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { type RawEventPages, TallyFile } from '../store/tally-file.js';
-import { exportFormat, jsonLines, parquet, timeParam } from './export.js';
+import { exportFormat, jsonLines, parquet, parquetWriter, timeParam } from './export.js';
 import { ExportScratch } from './export-scratch.js';
 import { type EventSettings, kMaxRetentionDays } from './schemas.js';
 import { eventSettingsOf, kEventCommands } from './settings-commands.js';
@@ -93,6 +93,7 @@ export const kEventsCli: readonly CliCommand[] = [
       const pages = await rawPages(dataDir, resolveDatabaseUrl(ctx.databaseFlag, process.env));
       const scope = { projectId: project.id, environment: env ?? '' };
       const out = args.required('out');
+      if (format === 'parquet') await parquetWriter();
       try {
         const chunks = format === 'jsonl' ? jsonLines(pages, scope, range) : parquet(pages, scope, range, new ExportScratch(dataDir));
         return { out, format, bytes: await writeChunks(out, chunks) };

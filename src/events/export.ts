@@ -6,7 +6,8 @@
 //   go to a scratch file in the data dir, DuckDB copies them into a Parquet file in one pass within a
 //   memory limit of its own, and that file is sent a chunk at a time; the scratch is removed however
 //   the export ends (export-scratch.ts). DuckDB is imported here, on the first Parquet
-//   export, never at start-up: its import takes some 220 ms and 35 MB of memory that no other route needs.
+//   export, never at start-up: its import is costly and no other route needs it. It is an optional
+//   dependency: without it a Parquet export is refused by the package's name (parquetWriter).
 import { createReadStream, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -84,8 +85,28 @@ const kColumns = {
   storedAt: 'BIGINT',
 };
 
+/** DuckDB's package: an optional dependency, which a production install may leave out. */
+const kDuckDbPackage = '@duckdb/node-api';
+let duckDb: Promise<typeof import('@duckdb/node-api')> | undefined;
+
+/**
+ * DuckDB, imported on the first Parquet export; refused by the package's name where the install left it
+ * out (scripts/install-production.sh --omit-optional), before an export starts to answer.
+ */
+export function parquetWriter(): Promise<typeof import('@duckdb/node-api')> {
+  duckDb ??= import(kDuckDbPackage).catch((err: unknown) => {
+    duckDb = undefined;
+    if ((err as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    throw new FlagwireError(
+      'INVALID_REQUEST',
+      `Parquet exports need the optional package ${kDuckDbPackage}, which this install left out: install it, or ask for format jsonl`,
+    );
+  });
+  return duckDb;
+}
+
 async function writeParquet(lines: string, written: string, scratch: string): Promise<void> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { DuckDBInstance } = await parquetWriter();
   const db = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: kDuckDbMemory, temp_directory: scratch });
   try {
     const connection = await db.connect();
