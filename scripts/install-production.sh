@@ -35,7 +35,7 @@ mkdir -p "$dest/scripts" "$dest/dist"
 # install's first start (or baked into an image by scripts/image.sh), and are never read for other bundles.
 tar -C dist --exclude='*.map' --exclude='*.v8-cache' -cf - src | tar -C "$dest/dist" -xf -
 cp package-lock.json "$dest/"
-cp scripts/patch-lmdb.mjs scripts/link-bin.mjs "$dest/scripts/"
+cp scripts/patch-lmdb.mjs scripts/link-bin.mjs scripts/health-check.mjs "$dest/scripts/"
 # package.json as it is but for its scripts: the install runs no build, and npm ci checks the
 # dependencies (dev ones included) against the lockfile, so they stay listed.
 node -e '
