@@ -17,7 +17,8 @@ import type { AuthFailures } from '../http/auth-failures.js';
 import { hashSecret, kTokenPrefix } from '../model/ids.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { bearerSecret } from '../tokens/auth.js';
-import { type ClientKey, type ClientKeyUse, getClientKeyByHash, kClientKeyPrefix } from './records.js';
+import type { ClientKey, ClientKeyUse } from './client-key.js';
+import { getClientKeyByHash, kClientKeyPrefix } from './records.js';
 
 const kKeyShape = new RegExp(`^${kClientKeyPrefix}_[A-Za-z0-9]{16,128}$`);
 /** An API token's or a relay key's secret: credentials that read rules. */

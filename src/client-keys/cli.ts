@@ -6,7 +6,8 @@ import { formatTime, renderNewSecret, renderTable } from '../cli-command/output.
 import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { kClientKeyCommands } from './client-key-commands.js';
-import { kClientKeyUses, listClientKeys } from './records.js';
+import { kClientKeyUses } from './client-key.js';
+import { listClientKeys } from './records.js';
 import { type ClientKeyBody, type ClientKeyCreated, type ClientKeyList, type ClientKeyRevoked, clientKeyView } from './schemas.js';
 
 export const kClientKeyCli: readonly CliCommand[] = [

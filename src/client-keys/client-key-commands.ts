@@ -13,7 +13,8 @@ import { checkedBody, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
-import { type ClientKey, getClientKey, kClientKeyPrefix, listClientKeys, putClientKey } from './records.js';
+import type { ClientKey } from './client-key.js';
+import { getClientKey, kClientKeyPrefix, listClientKeys, putClientKey } from './records.js';
 import { ClientKeyCreate, type ClientKeyCreated, type ClientKeyRevoked, clientKeyView } from './schemas.js';
 
 /** Every audit action the client key commands write. */

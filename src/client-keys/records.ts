@@ -4,33 +4,10 @@
 import { byCreation } from '../model/by-creation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { keyedRecords } from '../store/record-kinds.js';
+import type { ClientKey } from './client-key.js';
 
-/**
- * What a client key may be used for: `events`, sending exposures and outcomes (POST /ofrep/v1/events);
- * `frontend`, Unleash's front-end API (src/unleash/frontend-routes.ts: evaluated answers for one context,
- * never a rule).
- */
-export const kClientKeyUses = ['events', 'frontend'] as const;
-export type ClientKeyUse = (typeof kClientKeyUses)[number];
 /** A client key's secret starts `fwc_`: never taken for an API token (`fw_`) or a relay key (`fwr_`). */
 export const kClientKeyPrefix = 'fwc';
-
-export interface ClientKey {
-  /** `ck_` and random characters: what lists show and revoke takes. */
-  id: string;
-  projectId: string;
-  name: string;
-  /** The environment its answers and events belong to: a multi-environment project's; null on a single one. */
-  environment: string | null;
-  uses: ClientKeyUse[];
-  /** Hex SHA-256 of the secret (src/model/ids.ts hashSecret); the secret itself is never stored. */
-  secretHash: string;
-  createdAt: number;
-  /** Who made it, as the audit log names them (`token:<id>`, `user:<id>`, `console`), and their name. */
-  createdBy: string;
-  createdByName: string;
-  revokedAt: number | null;
-}
 
 export const kClientKeyRecords = keyedRecords<ClientKey>()({
   name: 'clientKey',

@@ -2,7 +2,7 @@
 // of the OpenAPI document's components.
 import { type Static, Type } from '../typebox.js';
 import { kLimits } from '../model/schemas.js';
-import { type ClientKey, kClientKeyUses } from './records.js';
+import { type ClientKey, kClientKeyUses } from './client-key.js';
 
 const kUse = Type.Union(
   kClientKeyUses.map((use) => Type.Literal(use)),

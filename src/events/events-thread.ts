@@ -5,7 +5,7 @@
 // 1.6-2.0x its quiet figure (bench/RESULTS.md, issue 58). One per front-end thread, started with its
 // first batch (event-counter.ts), so a node that is never sent an event never starts it.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ClientKey } from '../client-keys/records.js';
+import type { ClientKey } from '../client-keys/client-key.js';
 import { type ErrorCode, FlagwireError } from '../errors.js';
 import { LmdbStore } from '../store/lmdb-store.js';
 import { kTestSwitches } from '../test-switches.js';

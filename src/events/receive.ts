@@ -1,7 +1,7 @@
 // A read batch of a client key's events made ready to count (issue 58, items 2 and 4): each exposure's
 // flag key resolved to the experiment its state in the key's environment runs, its variant checked
 // against the flag's; then counted in one transaction of the tally file, once per batch id.
-import type { ClientKey } from '../client-keys/records.js';
+import type { ClientKey } from '../client-keys/client-key.js';
 import { findFlagByName } from '../flag-records/flag-store.js';
 import { effectiveState } from '../flag-records/flag-state.js';
 import type { StoreReader } from '../store/interfaces.js';

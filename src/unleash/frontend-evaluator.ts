@@ -25,7 +25,7 @@ import type { RouteEvaluator } from '../eval-engine/routes.js';
 import { FlagwireError } from '../errors.js';
 import { etag } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
-import type { ClientKey } from '../client-keys/records.js';
+import type { ClientKey } from '../client-keys/client-key.js';
 import { UnleashContext } from './context.js';
 import { contextFreeToggle, decideToggle, type ToggleDecision, toggleBody } from './frontend-answer.js';
 import { type FrontendKind, kFrontendKinds } from './frontend-kinds.js';
