@@ -1,5 +1,5 @@
 // Client keys as a capability (issue 58; docs/decisions.md: Client keys): a project's public keys for
-// browsers and apps, made, listed and revoked over the Management API and the command line.
+// browsers and apps, made, listed and revoked over the Management API, the web console and the command line.
 import { defineCapability } from '../capability/capability.js';
 import { kClientKeyAuditActions, kClientKeyCommands } from './client-key-commands.js';
 import { kClientKeyRecords } from './records.js';
@@ -14,4 +14,5 @@ export const kClientKeys = defineCapability({
   schemas: { ClientKeyCreate, ClientKeyCreated, ClientKeyList, ClientKeyRevoked },
   cli: async () => (await import('./cli.js')).kClientKeyCli,
   auditActions: kClientKeyAuditActions,
+  consoleRoutes: async () => (await import('./console-routes.js')).kClientKeyConsoleRoutes,
 });

@@ -11,6 +11,7 @@ import type { homeView, membersView } from '../../src/orgs/console-routes.js';
 import type { sessionView } from '../../src/sessions/console-routes.js';
 import type { activityView, tokensView } from '../../src/tokens/console-routes.js';
 import type { webhooksView } from '../../src/webhooks/console-routes.js';
+import type { clientKeysView } from '../../src/client-keys/console-routes.js';
 import type { fragmentsView } from '../../src/fragments/console-routes.js';
 import type { scimView } from '../../src/scim/console-routes.js';
 import type { experimentResultsPageView, experimentsView } from '../../src/experiments/console-routes.js';
@@ -29,6 +30,7 @@ export type AnswerChecks = [
   Holds<Answers<ReturnType<typeof tokensView>, Declared.TokensView>>,
   Holds<Answers<ReturnType<typeof activityView>, Declared.ActivityView>>,
   Holds<Answers<ReturnType<typeof webhooksView>, Declared.WebhooksView>>,
+  Holds<Answers<ReturnType<typeof clientKeysView>, Declared.ClientKeysView>>,
   Holds<Answers<ReturnType<typeof fragmentsView>, Declared.FragmentsView>>,
   Holds<Answers<ReturnType<typeof projectView>, Declared.ProjectView>>,
   Holds<Answers<ReturnType<typeof flagView>, Declared.FlagPageView>>,

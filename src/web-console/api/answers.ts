@@ -18,6 +18,8 @@ import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
 import type { FragmentBody } from '../../fragments/schemas.js';
 import type { ProjectAccess } from '../../console-route/access.js';
 import type { ExperimentBody, ExperimentResultsBody } from '../../experiments/schemas.js';
+import type { ClientKeyBody } from '../../client-keys/schemas.js';
+import type { ClientKeyUse } from '../../client-keys/client-key.js';
 
 /** The approvals pages' answers: the approvals capability's (src/approvals/console-routes.ts). */
 export type {
@@ -125,6 +127,17 @@ export interface ActivityView {
   lastUsedAt: number | null;
   recent: TokenRequestRecord[];
   denials: TokenDenialRecord[];
+}
+
+/**
+ * GET projects/:projectId/client-keys: the project's client keys, revoked ones too, never a secret;
+ * whether the user may make and revoke them, the uses a key may name, and how many may be live.
+ */
+export interface ClientKeysView extends ProjectAccess {
+  clientKeys: ClientKeyBody[];
+  canManage: boolean;
+  uses: ClientKeyUse[];
+  maxActive: number;
 }
 
 /** GET projects/:projectId/webhooks: each hook with its latest `shown` deliveries. */

@@ -13,6 +13,7 @@ import { ssoPage } from './sso-page.js';
 import { settingsPage } from './settings-page.js';
 import { show } from './shell.js';
 import { activityPage, tokensPage } from './token-pages.js';
+import { clientKeysPage } from './client-keys-page.js';
 import { webhooksPage } from './webhooks-page.js';
 import { fragmentsPage } from './fragments-page.js';
 import { experimentResultsPage, experimentsPage } from './experiments-page.js';
@@ -37,6 +38,7 @@ export async function route(): Promise<void> {
     if (parts.length === 0) await homePage();
     else if (parts[0] === 'projects' && parts.length === 2) await projectPage(parts[1]!, params);
     else if (parts[0] === 'projects' && parts[2] === 'tokens') await tokensPage(parts[1]!);
+    else if (parts[0] === 'projects' && parts[2] === 'client-keys') await clientKeysPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'webhooks') await webhooksPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'fragments') await fragmentsPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'experiments' && parts.length === 3) await experimentsPage(parts[1]!, params);

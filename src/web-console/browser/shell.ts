@@ -34,6 +34,7 @@ export function projectTabs(project: Project): HTMLElement {
     { 'aria-label': 'Project', class: 'tabs' },
     h('a', { href: `#/projects/${project.id}` }, 'Flags'),
     h('a', { href: `#/projects/${project.id}/tokens` }, 'Tokens'),
+    h('a', { href: `#/projects/${project.id}/client-keys` }, 'Client keys'),
     h('a', { href: `#/projects/${project.id}/fragments` }, 'Shared fragments'),
     h('a', { href: `#/projects/${project.id}/webhooks` }, 'Webhooks'),
     h('a', { href: `#/projects/${project.id}/experiments` }, 'Experiments'),

@@ -25,6 +25,7 @@ export type {
   PlaygroundView,
   SessionView,
   TokensView,
+  ClientKeysView,
   WebhooksView,
   FragmentsView,
   ExperimentsView,
