@@ -96,9 +96,12 @@ export function answerableError(err: unknown, logUnexpected: (err: unknown) => v
  * Server busy: the body budget and the password checks free as requests are answered. Storage
  * unavailable (PostgreSQL unreachable, a failed commit): worth a retry within seconds. Revision not
  * reached: this node's copy is behind (src/http/revisions.ts); it follows within milliseconds normally.
+ * Too many reports: the report limit's window (src/unleash/report-rate.ts), after which a refused
+ * project's report is always taken (src/http/rate-limit.ts).
  */
 export function retryAfterSeconds(error: FlagwireError, writeTimeoutMs: number): number | null {
   if (error.code === 'STORE_BUSY') return Math.ceil(writeTimeoutMs / 1000);
+  if (error.code === 'TOO_MANY_REPORTS') return 60;
   return error.code === 'SERVER_BUSY' || error.code === 'STORE_UNAVAILABLE' || error.code === 'REVISION_NOT_REACHED' ? 1 : null;
 }
 

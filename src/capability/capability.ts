@@ -22,6 +22,7 @@ import type { RecordKind } from '../store/record-kinds.js';
 import type { Logger } from 'pino';
 import type { AuthFailures } from '../http/auth-failures.js';
 import type { SignInLimits } from '../http/sign-in-limits.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import type { BodyBudget } from '../http/body.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -61,6 +62,8 @@ export interface ServiceRouteDeps extends RouteServices {
   authFailures: AuthFailures;
   /** The console's sign-in limits, per process: single sign-on's starts count per address there. */
   signInLimits: SignInLimits;
+  /** Unleash SDK reports per project, per process (src/unleash/report-rate.ts): shared by every front-end thread. */
+  reportRate: RateLimiter;
   activity: TokenUseLog;
   /** The request-body budget a route with a body reads it from (src/http/body.ts). */
   bodies: BodyBudget;

@@ -4,7 +4,7 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { answerableError, errorEnvelope } from '../errors.js';
+import { answerableError, errorEnvelope, retryAfterSeconds } from '../errors.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { type BodyBudget, bodyRefusal } from '../http/body.js';
 import { type PendingResponse, send } from '../http/http.js';
@@ -21,7 +21,11 @@ export function clientAddresses(config: Readonly<Config>): (res: HttpResponse, r
   };
 }
 
-/** Answers `err` in the spec's envelope (an unexpected one logged as `what`, at `path`), with `headers` beside; returns the status sent. */
+/**
+ * Answers `err` in the spec's envelope (an unexpected one logged as `what`, at `path`), with `headers`
+ * beside and, unless `headers` name one, the Retry-After its code asks for (errors.ts retryAfterSeconds);
+ * returns the status sent.
+ */
 export function sendRefusal(
   res: HttpResponse,
   err: unknown,
@@ -31,12 +35,14 @@ export function sendRefusal(
   headers: readonly (readonly [string, string])[] = [],
 ): number {
   const error = answerableError(err, (e) => deps.log.error({ err: e, path }, what));
+  // A caller's own Retry-After (an events refusal's) stands.
+  const retry = headers.some(([name]) => name === 'Retry-After') ? null : retryAfterSeconds(error, deps.config.writeTimeoutMs);
   send(
     res,
     error.status,
     JSON.stringify(errorEnvelope(error, deps.config.docsUrl)),
     'application/json',
-    revisionHeaders(deps.store.revision(), ...headers),
+    revisionHeaders(deps.store.revision(), ...headers, ...(retry === null ? [] : [['Retry-After', String(retry)] as const])),
   );
   return error.status;
 }

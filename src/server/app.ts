@@ -17,6 +17,7 @@ import { recordRoutes } from './route-recorder.js';
 import type { BodyBudget } from '../http/body.js';
 import { registerConsole } from '../web-console/routes.js';
 import type { SignInLimits } from '../http/sign-in-limits.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 
 export interface AppDeps extends ManagementDeps {
   evaluation: RouteGroup;
@@ -26,6 +27,8 @@ export interface AppDeps extends ManagementDeps {
   consoleBodies: BodyBudget;
   /** The web console's sign-in limits: the process's, shared by every front-end thread. */
   signInLimits: SignInLimits;
+  /** Unleash SDK reports per project: the process's, shared by every front-end thread. */
+  reportRate: RateLimiter;
 }
 
 /**

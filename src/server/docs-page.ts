@@ -38,7 +38,7 @@ const kExplain: Record<ErrorCode, string> = {
   TOO_MANY_EVENTS:
     "The project's clients sent more events than it may send per second (FLAGWIRE_EVENTS_PER_SECOND, docs/events.md: Limits). Nothing of the batch was counted; send it again, under the same batch id, after the seconds in Retry-After.",
   TOO_MANY_REPORTS:
-    "The project's Unleash SDKs sent more reports (POST /api/client/metrics) in a minute than one front end takes (600, docs/operations.md: Flag usage). Nothing of the report was counted; send it again after the seconds in Retry-After, as unleash-client does.",
+    "The project's Unleash SDKs sent more reports (POST /api/client/metrics) in a minute than the node takes (600, docs/operations.md: Flag usage). Nothing of the report was counted; send it again after the seconds in Retry-After, as unleash-client does.",
   EVENT_STORAGE_FULL:
     'The project is at one of its event storage limits (docs/operations.md: Limits): its environment has as many subjects as it may keep (FLAGWIRE_EVENT_SUBJECTS_PER_ENVIRONMENT), or its raw events take as many bytes as it may keep (FLAGWIRE_RAW_EVENT_BYTES_PER_PROJECT). Nothing of the batch was counted; the detail says which. Send it again, under the same batch id, after the seconds in Retry-After: when the oldest raw events expire, or an hour for subjects, which leave only when erased.',
   INTERNAL: 'An unexpected error on the server. It has been logged; retry, and report it if it persists.',

@@ -17,6 +17,8 @@ export interface FrontendThreadStart {
   rateLimiter: RateLimiterState | null;
   authFailures: AuthFailuresState;
   signInLimits: SignInLimitsState;
+  /** Unleash SDK reports per project (src/unleash/report-rate.ts). */
+  reportRate: RateLimiterState;
   bodies: BodyBudgetsState;
 }
 

@@ -49,6 +49,7 @@ try {
     rateLimiter: start.rateLimiter === null ? null : new RateLimiter(start.rateLimiter),
     authFailures: new AuthFailures(start.authFailures),
     signInLimits: new SignInLimits(start.signInLimits),
+    reportRate: new RateLimiter(start.reportRate),
     evalWorkers: evalWorkersOfThread(config, start.thread),
     fleet: {
       async probe(timeoutMs) {

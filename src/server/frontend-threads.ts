@@ -32,6 +32,7 @@ export interface FrontendThreadsOptions {
   rateLimiter: RateLimiter | null;
   authFailures: AuthFailures;
   signInLimits: SignInLimits;
+  reportRate: RateLimiter;
   bodies: BodyBudgets;
 }
 
@@ -68,6 +69,7 @@ export class FrontendThreads {
           rateLimiter: options.rateLimiter?.state ?? null,
           authFailures: options.authFailures.state,
           signInLimits: options.signInLimits.state,
+          reportRate: options.reportRate.state,
           bodies: options.bodies.state,
         };
         const worker = new Worker(new URL('./frontend-thread.js', import.meta.url), { workerData: start, transferList: [channel] });

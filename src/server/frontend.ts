@@ -55,6 +55,8 @@ export interface FrontendOptions {
   rateLimiter: RateLimiter | null;
   authFailures: AuthFailures;
   signInLimits: SignInLimits;
+  /** Unleash SDK reports per project, the process's (src/unleash/report-rate.ts). */
+  reportRate: RateLimiter;
   /** Eval workers of this front end's own pool. */
   evalWorkers: number;
   /** Null with one front-end thread: its own figures are the process's. */
@@ -157,6 +159,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     rateLimiter: options.rateLimiter,
     authFailures: options.authFailures,
     signInLimits: options.signInLimits,
+    reportRate: options.reportRate,
     metrics,
     features: features.routes,
     // The web console's sign-in and edit bodies: credential-free until signed in, so that share.

@@ -12,6 +12,7 @@ import { listenedPorts, NodeBackground } from '../capability/background-work.js'
 import { kCapabilityGrpcServices, kCapabilityList, kStoreLayout } from '../capabilities.js';
 import { BodyBudgets } from '../http/body.js';
 import { RateLimiter } from '../http/rate-limit.js';
+import { createReportLimiter } from '../unleash/report-rate.js';
 import { SignInLimits } from '../http/sign-in-limits.js';
 import type { Store } from '../store/interfaces.js';
 import type { DataDirClaim } from '../store/data-dir-claim.js';
@@ -85,13 +86,14 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const rateLimiter = kTestSwitches.rateLimitOff ? null : RateLimiter.create({ limit: config.rateLimit });
   const authFailures = AuthFailures.create(config.authFailLimit);
   const signInLimits = SignInLimits.create(config.signInFailLimit);
+  const reportRate = createReportLimiter();
   const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config, changeLogBounds(config));
   const { seed, demoPassword } = await seedIfDemo(config, options, store, writer).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
     throw err;
   });
-  const shared = { config, log, clock, writer, bodies, rateLimiter, authFailures, signInLimits };
+  const shared = { config, log, clock, writer, bodies, rateLimiter, authFailures, signInLimits, reportRate };
   const serving = await serve(shared, store).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
@@ -223,7 +225,7 @@ function stopOnSignals(close: () => Promise<void>, log: Logger, drainMs: number)
 
 type Shared = Pick<
   Parameters<typeof FrontendThreads.start>[0],
-  'config' | 'log' | 'clock' | 'writer' | 'bodies' | 'rateLimiter' | 'authFailures' | 'signInLimits'
+  'config' | 'log' | 'clock' | 'writer' | 'bodies' | 'rateLimiter' | 'authFailures' | 'signInLimits' | 'reportRate'
 >;
 
 /**

@@ -33,7 +33,7 @@ import { buildClientFeatures } from './client-features.js';
 import { readFeaturesSource } from './features-source.js';
 import { UnleashStream } from './streaming.js';
 import { UnleashClientMetrics, UnleashClientRegistration, usageOfReport } from './client-reports.js';
-import { ReportRate, TooManyReportsError } from './report-rate.js';
+import { tooManyReports } from './report-rate.js';
 
 const kPath = '/api/client/features';
 const kRegisterPath = '/api/client/register';
@@ -160,9 +160,8 @@ export const kUnleashRoutes = {
       "An Unleash server SDK's counts: each of the project's flags it names counted in its usage (yes + no), written at the next usage flush",
       UnleashClientMetrics,
     ),
-    handler: (deps, route) => {
-      const rate = new ReportRate();
-      return reportHandler(
+    handler: (deps, route) =>
+      reportHandler(
         deps,
         route,
         kMetricsPath,
@@ -171,9 +170,8 @@ export const kUnleashRoutes = {
           const counts = usageOfReport(report, listFlags(deps.store, project), now);
           if (counts.length > 0) deps.usage.addUsage(counts);
         },
-        rate,
-      );
-    },
+        true,
+      ),
   },
 } as const satisfies Record<string, ServiceRouteSpec>;
 
@@ -190,8 +188,8 @@ function reportDocs(operationId: string, summary: string, schema: TSchema): Serv
 
 /**
  * A report's route: the body read within the body budget, the token granted, the report charged to its
- * project's `rate` (when given), the body checked against `validator`, then `take` (the project's id) and
- * 202; every refusal in the Management API's envelope.
+ * project in the process's report limiter (when `limited`), the body checked against `validator`, then
+ * `take` (the project's id) and 202; every refusal in the Management API's envelope.
  */
 function reportHandler<T>(
   deps: ServiceRouteDeps,
@@ -199,7 +197,7 @@ function reportHandler<T>(
   path: string,
   validator: { check(value: unknown): value is T; problems(value: unknown): string[] },
   take: (report: T, projectId: string, now: number) => void,
-  rate: ReportRate | null = null,
+  limited = false,
 ): (res: PendingResponse, req: HttpRequest) => void {
   const access = new FeaturesAccess(deps.store, deps.authFailures, deps.activity);
   const addressOf = clientAddresses(deps.config);
@@ -217,14 +215,13 @@ function reportHandler<T>(
         let report: T | undefined;
         const { project } = access.grant(authorization, ip, 'POST', path, now, (granted) => {
           // Charged to the project before its body is read (report-rate.ts).
-          rate?.take(granted.project.id, now);
+          if (limited && !deps.reportRate.take(granted.project.id, now)) throw tooManyReports();
           report = checkedBody({ bytes: body, contentType }, validator);
         });
         take(report!, project.id, now);
         send(res, 202, '', 'application/json', revisionHeaders(deps.store.revision()));
       } catch (err) {
-        const retryAfter = err instanceof TooManyReportsError ? [['Retry-After', String(err.retryAfterSeconds)] as const] : [];
-        status = sendRefusal(res, err, deps, path, 'unexpected error taking an Unleash client report', retryAfter);
+        status = sendRefusal(res, err, deps, path, 'unexpected error taking an Unleash client report');
       } finally {
         release();
       }

@@ -11,6 +11,7 @@ import { plainNode } from '../helpers/plain-process.js';
 import { alignClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
+import { kMaxReportsPerWindow } from '../../src/unleash/report-rate.js';
 
 const kThreads = 3;
 const threaded = (env: Record<string, string> = {}) => ({
@@ -144,6 +145,28 @@ t.test('failed web console sign-ins are counted once per process, whatever threa
   );
   t.same(wrong.map((r) => r.status).sort(), [401, 401, 401, 401, 429, 429], 'exactly the limit answered as failed sign-ins');
   t.match(wrong.find((r) => r.status === 429)?.json.detail, /from this address/);
+});
+
+t.test("a project's Unleash SDK reports are held to one bound on the node, however the threads share them", async (t) => {
+  const { server, world } = await shared;
+  await alignClock(server, 60);
+  const before = await threadCounts(server);
+  const report = { appName: 'billing', instanceId: 'i-1', bucket: { toggles: { checkout: { yes: 1, no: 0 } } } };
+  const statuses: number[] = [];
+  // kMaxReportsPerWindow + 100, 25 at a time on connections of their own: per-thread counts would take them all.
+  for (let sent = 0; sent < kMaxReportsPerWindow + 100; sent += 25) {
+    const wave = await Promise.all(
+      Array.from({ length: 25 }, () => fresh(server, 'POST', '/api/client/metrics', world.secrets.read, report)),
+    );
+    statuses.push(...wave.map((r) => r.status));
+  }
+  const after = await threadCounts(server);
+  t.ok(
+    after.every((n, i) => n - before[i]! > 1),
+    `every thread took a share: ${after.map((n, i) => n - before[i]!).join(', ')}`,
+  );
+  t.equal(statuses.filter((s) => s === 202).length, kMaxReportsPerWindow, `exactly ${kMaxReportsPerWindow} taken`);
+  t.equal(statuses.filter((s) => s === 429).length, 100, 'the other 100 refused with 429');
 });
 
 t.test('a port taken by another process is still a configuration error with several threads', async (t) => {

@@ -1,7 +1,7 @@
 // Black-box: what an SDK token's reports can add to a flag's usage is bounded (issue 96, item 7;
 // docs/operations.md: Flag usage). A flag's count in one report is yes + no, at most kMaxReportCount
 // (the probe's 2^31 per toggle counts 10 million); a project's tokens send at most kMaxReportsPerWindow
-// reports a minute to a front end, past which a report is a 429 in the envelope with Retry-After,
+// reports a minute to the node (test/server/frontend-threads.test.ts: however many threads), past which a report is a 429 in the envelope with Retry-After,
 // counting nothing, while another project's reports are still taken; the stock unleash-client keeps a
 // refused report's counts. A total never passes Number.MAX_SAFE_INTEGER (saturatingSum, tested in-process).
 import t from 'tap';
@@ -47,8 +47,7 @@ t.test("a project's reports past the window's bound: 429 with Retry-After, count
   t.equal(refused.status, 429, 'past the bound: 429');
   t.equal(refused.json.error, 'Too many reports', 'in the envelope');
   t.match(refused.json.detail, `more than ${kMaxReportsPerWindow} reports in 60 s`);
-  const retryAfter = Number(refused.headers.get('retry-after'));
-  t.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After: ${retryAfter} s`);
+  t.equal(refused.headers.get('retry-after'), '60', 'Retry-After: the window, after which a report is always taken');
   t.equal((await post(secrets.writeB, report({ checkout: { yes: 2, no: 0 } }))).status, 202, "another project's report is taken");
   await flushActivity(server);
   t.equal(await evaluations(ids.flag, secrets.read), before + accepted, 'only the taken reports counted');
