@@ -43,7 +43,7 @@ export interface StartOptions {
  * is already on disk, so nothing is lost by exiting, and an orchestrator waiting on the process is never
  * held past its grace period (commonly 5 s or more: the default exits within 4.5 s).
  */
-const kShutdownCloseMs = 1000;
+export const kShutdownCloseMs = 1000;
 
 /** The front end(s) as start-up and shutdown see them, whether on the main thread or on several threads. */
 interface Serving {
