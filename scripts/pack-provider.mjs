@@ -83,27 +83,39 @@ try {
       throw new Error(`the provider's declarations need a type written out:\n${ts.formatDiagnostics(diagnostics, host)}`);
     }
     writeFileSync(join(pkg, 'dist', `${name}.d.ts`), outputText);
+    // The same declarations for require(): under NodeNext a .d.ts of this "type": "module" package
+    // describes an ES module, which a CommonJS file may not require; a .d.cts describes the .cjs.
+    writeFileSync(join(pkg, 'dist', `${name}.d.cts`), outputText.replace(/from '\.\/(\w+)\.js'/g, "from './$1.cjs'"));
   }
 
   const manifest = {
     name: '@flagwire/openfeature-provider',
     version,
     description: "OpenFeature server provider for Flagwire: in-process evaluation with Flagwire's own engine",
-    license: 'UNLICENSED',
+    license: 'Apache-2.0',
     type: 'module',
     main: './dist/index.cjs',
     module: './dist/index.js',
     types: './dist/index.d.ts',
     exports: {
-      '.': { types: './dist/index.d.ts', import: './dist/index.js', require: './dist/index.cjs' },
-      './events': { types: './dist/events.d.ts', import: './dist/events.js', require: './dist/events.cjs' },
+      '.': {
+        import: { types: './dist/index.d.ts', default: './dist/index.js' },
+        require: { types: './dist/index.d.cts', default: './dist/index.cjs' },
+      },
+      './events': {
+        import: { types: './dist/events.d.ts', default: './dist/events.js' },
+        require: { types: './dist/events.d.cts', default: './dist/events.cjs' },
+      },
+      './package.json': './package.json',
     },
     files: ['dist'],
     engines: { node: '>=20' },
     peerDependencies: { '@openfeature/server-sdk': '^1.13.0' },
+    publishConfig: { access: 'public' },
   };
   writeFileSync(join(pkg, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   copyFileSync(join(root, 'docs/provider.md'), join(pkg, 'README.md'));
+  copyFileSync(join(root, 'src/provider/LICENSE'), join(pkg, 'LICENSE'));
 
   const out = outDir();
   mkdirSync(out, { recursive: true });

@@ -3,15 +3,20 @@
 // process and with import in an ES module one, and each evaluates against a real server. The flags are
 // in Unleash's model with a REGEX and an IN_CIDR constraint: the engine loads the packages those need on
 // first use (src/load-on-use.ts), which the package must carry, as the application installs nothing else.
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { principalOf } from '../../src/actor/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { startTestServer } from '../helpers/server.js';
 import { installProviderApp } from './provider-app.js';
+
+const kTsc = fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url));
+// A TypeScript application has Node's types (the SDK's declarations name node:events): this repository's.
+const kTypeRoots = fileURLToPath(new URL('../../../node_modules/@types', import.meta.url));
 
 const world = buildEvalWorld();
 const { ids } = world;
@@ -96,4 +101,85 @@ import { FlagwireProvider } from '@flagwire/openfeature-provider';
 import { FlagwireEvents } from '@flagwire/openfeature-provider/events';`),
   );
   t.strictSame(run(file), { ...kExpected, events: 'function' });
+});
+
+/** tsc from this repository, strict, on the application's `files` under `options`; its diagnostics ('' when clean). */
+function typeCheck(files: string[], options: string[]): string {
+  try {
+    execFileSync(process.execPath, [kTsc, '--noEmit', '--strict', '--typeRoots', kTypeRoots, '--types', 'node', ...options, ...files], {
+      cwd: installed.dir,
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
+    return '';
+  } catch (err) {
+    return (err as { stdout: string }).stdout;
+  }
+}
+
+// Typed use of both entries: a wrong option must be an error (so the types are not `any`).
+const kTypedUse = `
+const provider: FlagwireProvider = new FlagwireProvider({ url: 'http://127.0.0.1:8080', token: 'fw_x', project: 'prj_x' });
+// @ts-expect-error the url is a string
+new FlagwireProvider({ url: 8080, token: 'fw_x', project: 'prj_x' });
+const events: FlagwireEvents = new FlagwireEvents({ url: 'http://127.0.0.1:8080', clientKey: 'fwc_x' });
+OpenFeature.setProvider(provider);
+OpenFeature.addHooks(events.hook);
+`;
+
+t.test('TypeScript: typed under NodeNext (ES module and CommonJS) and bundler resolution', async (t) => {
+  writeFileSync(
+    join(installed.dir, 'typed.mts'),
+    `import { OpenFeature } from '@openfeature/server-sdk';
+import { FlagwireProvider } from '@flagwire/openfeature-provider';
+import { FlagwireEvents } from '@flagwire/openfeature-provider/events';
+${kTypedUse}`,
+  );
+  writeFileSync(
+    join(installed.dir, 'typed.cts'),
+    `import { OpenFeature } from '@openfeature/server-sdk';
+import { FlagwireProvider } from '@flagwire/openfeature-provider';
+import { FlagwireEvents } from '@flagwire/openfeature-provider/events';
+${kTypedUse}`,
+  );
+  writeFileSync(join(installed.dir, 'typed-bundler.ts'), readFileSync(join(installed.dir, 'typed.mts'), 'utf8'));
+  const nodeNext = ['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'];
+  t.equal(typeCheck(['typed.mts', 'typed.cts'], nodeNext), '', 'NodeNext: import and require both typed');
+  t.equal(typeCheck(['typed-bundler.ts'], ['--module', 'esnext', '--moduleResolution', 'bundler', '--target', 'es2022']), '', 'bundler');
+});
+
+t.test('npm publish --dry-run: clean, public, and only what the package needs', async (t) => {
+  const dryRun = spawnSync('npm', ['publish', '--dry-run', '--json', installed.tarball], { cwd: installed.dir, encoding: 'utf8' });
+  t.equal(dryRun.status, 0, dryRun.stderr);
+  // The one warning a dry run gives anywhere: nobody is logged in to the registry here.
+  const warnings = dryRun.stderr.split('\n').filter((line) => /npm warn/i.test(line) && !/requires you to be logged in/.test(line));
+  t.same(warnings, [], 'no warning');
+  const answer = JSON.parse(dryRun.stdout) as Record<string, { name: string; version: string; files: { path: string }[] }>;
+  const published = answer['@flagwire/openfeature-provider']!;
+  const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  t.equal(published.name, '@flagwire/openfeature-provider');
+  t.equal(published.version, version, "Flagwire's version");
+  t.same(published.files.map((f) => f.path).sort(), [
+    'LICENSE',
+    'README.md',
+    'dist/events.cjs',
+    'dist/events.d.cts',
+    'dist/events.d.ts',
+    'dist/events.js',
+    'dist/index.cjs',
+    'dist/index.d.cts',
+    'dist/index.d.ts',
+    'dist/index.js',
+    'dist/provider.d.cts',
+    'dist/provider.d.ts',
+    'package.json',
+  ]);
+  const manifest = JSON.parse(execFileSync('tar', ['xzOf', installed.tarball, 'package/package.json'], { encoding: 'utf8' })) as {
+    license: string;
+    publishConfig?: { access?: string };
+    exports: Record<string, unknown>;
+  };
+  t.not(manifest.license, 'UNLICENSED', 'a licence users may install under');
+  t.equal(manifest.publishConfig?.access, 'public', 'a scoped package published public');
+  t.same(Object.keys(manifest.exports), ['.', './events', './package.json']);
 });

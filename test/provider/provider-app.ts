@@ -65,6 +65,8 @@ export interface Installed {
   dir: string;
   /** How it was installed: npm offline from its cache, or (no cache) extracted by hand. */
   how: string;
+  /** The packed tarball it was installed from. */
+  tarball: string;
 }
 
 /**
@@ -90,14 +92,14 @@ export function installProviderApp(): Installed {
       cwd: app,
       stdio: 'pipe',
     });
-    return { dir: app, how: 'npm install --offline' };
+    return { dir: app, how: 'npm install --offline', tarball };
   } catch {
     const target = join(app, 'node_modules/@flagwire/openfeature-provider');
     mkdirSync(target, { recursive: true });
     execFileSync('tar', ['xzf', tarball, '-C', target, '--strip-components=1']);
     for (const name of ['server-sdk', 'core'])
       cpSync(join(kRoot, 'node_modules/@openfeature', name), join(app, 'node_modules/@openfeature', name), { recursive: true });
-    return { dir: app, how: 'extracted into node_modules (npm had no cached @openfeature/server-sdk)' };
+    return { dir: app, how: 'extracted into node_modules (npm had no cached @openfeature/server-sdk)', tarball };
   }
 }
 
