@@ -80,7 +80,8 @@ const kStartedBundles = [
   // An evaluation worker imports its route sets' evaluators by URL (src/eval-engine/worker.ts): they are
   // entries of its bundle, so that they and the worker share one copy of each module (the engine).
   { dir: 'eval', entries: ['eval-engine/worker.js', ...declaredEvaluators()] },
-  // Started by a front end with its first batch of events (src/events/event-counter.ts).
+  // Started by a front end with its first batch of events or statistics read, and by the release plans'
+  // scheduler with its first experiment guard's reading (src/events/event-counter.ts).
   { dir: 'events', entries: ['events/events-thread.js'] },
   // A front-end thread (FLAGWIRE_HTTP_THREADS > 1, src/server/frontend-threads.ts): from its modules,
   // each thread's start cost about 0.9 CPU s more, its evaluation workers' included (started from them,

@@ -1,19 +1,20 @@
 // The events capability's Management API routes (docs/api.md: Events): a subject erased, with a write
 // token (what it added to the statistics taken back, in the tally file, never through the writer: its
 // key is the personal data erased, so no audit entry names it), and an experiment's statistics as
-// counted, with a read token; in the tally file, or PostgreSQL's (event-counter.ts).
+// counted, with a read token; in the tally file, or PostgreSQL's, read and written as JSON on the events
+// thread (event-counter.ts).
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import { checkedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import { apiErrors, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
-import { StreamedAnswer } from '../routes/handler.js';
+import { JsonText, StreamedAnswer } from '../routes/handler.js';
 import { projectBodyWrite } from '../routes/route-helpers.js';
 import { refuseUnlessCounted } from './event-counter.js';
 import { exportFormat, jsonLines, parquet, parquetWriter, timeParam } from './export.js';
 import { EventSettings, EventSettingsPatch, SubjectErase, SubjectErased } from './schemas.js';
 import { eventSettingsOf, kEventCommands } from './settings-commands.js';
-import { ExperimentStatistics, statisticsView } from './statistics.js';
+import { ExperimentStatistics } from './statistics.js';
 
 const kEraseValidator = compileValidator(SubjectErase, { quoteKeys: false });
 const kJsonLines = 'application/jsonl';
@@ -146,8 +147,7 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
         const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
         requireEnvironmentAllowed(auth.token.environments, env);
         const experiment = request.params.experiment!;
-        const tally = await events.experiment({ projectId: auth.project.id, environment: env ?? '' }, experiment);
-        return statisticsView(experiment, env, tally);
+        return new JsonText(await events.statisticsJson({ projectId: auth.project.id, environment: env ?? '' }, experiment, env));
       },
     },
   },

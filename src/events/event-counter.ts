@@ -1,16 +1,27 @@
 // The front end's handle on events: batches are handed to the events thread (events-thread.ts), started
 // with the first one, which reads, resolves and counts them; a key whose project the thread's rate
 // refused has its batches refused here, before they are read, until the thread would read them
-// (refused-keys.ts). Erasures and the statistics are the front end's own writes and reads of the tally
-// (tally-writes.ts: the tally file, or PostgreSQL's), opened on first use. A thread that dies (a fault
-// of ours) fails the batches it held with a 503, and the next batch starts another (thread-restarts.ts).
+// (refused-keys.ts). An experiment's statistics are read on the events thread too, a bounded number at a
+// time: a read of many rows never holds the front end's thread, where evaluations are answered, nor the
+// writer's. Erasures are the front end's own writes of the tally (tally-writes.ts: the tally file, or
+// PostgreSQL's), opened on first use. A thread that dies (a fault of ours) fails the batches and reads it
+// held with a 503, and the next batch or read starts another (thread-restarts.ts).
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import type { ExperimentTally, RawEventPages, TallyScope } from '../store/tally-file.js';
-import type { BatchRefusal, BatchReply, BatchRequest, EventsThreadData, EventsThreadMessage, ReceivedBatch } from './events-thread.js';
+import type {
+  BatchRefusal,
+  BatchReply,
+  BatchRequest,
+  EventsThreadData,
+  EventsThreadMessage,
+  ReceivedBatch,
+  StatisticsReply,
+  StatisticsRequest,
+} from './events-thread.js';
 import { rateRefusal } from './event-rate.js';
 import { cutByShutdown, ExportScratch } from './export-scratch.js';
 import type { EventsAnswer } from './receive.js';
@@ -39,8 +50,15 @@ export interface BatchRefused {
   retryAfter: number | null;
 }
 
-/** A reply the thread settles a batch with (a failure rejects it). */
-type Settled = Exclude<BatchReply, { failure: string }>;
+/** A reply the thread settles a batch or a read with (a failure rejects it). */
+type Settled = Exclude<BatchReply, { failure: string }> | StatisticsReply;
+
+/**
+ * Statistics reads one front end has on its events thread at once; past them a read is refused, 503
+ * with Retry-After: each is bounded (docs/events.md: Statistics), and the bound keeps the memory of
+ * those in flight, and the counting they delay, bounded too.
+ */
+export const kMaxStatisticsReads = 4;
 
 /**
  * The refusal of a batch the thread held when it died: it may have been counted (its transaction may
@@ -57,7 +75,18 @@ const kDiedHolding: BatchRefusal = {
 interface Pending {
   resolve(reply: Settled): void;
   reject(err: Error): void;
+  /** A statistics read (what the thread's death refuses it with differs from a batch's). */
+  read: boolean;
 }
+
+/** The refusal of a read the thread held when it died. */
+const kDiedReading: BatchRefusal = {
+  code: 'SERVER_BUSY',
+  detail:
+    "This node's events thread stopped while it read these statistics (a fault of the node, logged; the next read starts it again). Ask again.",
+  retryAfter: 1,
+  refusedUntil: null,
+};
 
 export class EventCounter {
   private readonly writes: TallyWrites;
@@ -65,6 +94,8 @@ export class EventCounter {
   private thread: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
+  /** Statistics reads on the thread now (kMaxStatisticsReads). */
+  private reads = 0;
   private readonly refused = new RefusedKeys();
   private readonly restarts = new ThreadRestarts();
   /** Threads started before the one running: the test switch that kills a thread acts in the first only. */
@@ -122,9 +153,41 @@ export class EventCounter {
     return this.threadData.databaseUrl === null && this.writes.existingFile === null;
   }
 
-  /** An experiment's arms and sums in `scope`, read now. */
-  experiment(scope: TallyScope, experiment: string): Promise<ExperimentTally> {
-    return this.writes.experiment(scope, experiment);
+  /**
+   * An experiment's arms and sums in `scope`, read now on the events thread: of every metric, or only of
+   * `metrics` (what results and guards need). Refused, SERVER_BUSY, while kMaxStatisticsReads are in flight.
+   */
+  async experiment(scope: TallyScope, experiment: string, metrics: readonly string[] | null = null): Promise<ExperimentTally> {
+    const reply = await this.read({ scope, experiment, metrics, view: null });
+    if ('tally' in reply) return reply.tally;
+    throw new Error('the events thread answered a read of sums with a view');
+  }
+
+  /**
+   * The statistics route's answer for `experiment` in `scope` (statistics.ts: every metric), as JSON
+   * text made on the events thread; `environment` as the view names it. Refused as `experiment` is.
+   */
+  async statisticsJson(scope: TallyScope, experiment: string, environment: string | null): Promise<string> {
+    const reply = await this.read({ scope, experiment, metrics: null, view: { environment } });
+    if ('json' in reply) return reply.json;
+    throw new Error('the events thread answered a read of the view with sums');
+  }
+
+  private async read(statistics: StatisticsRequest['statistics']): Promise<StatisticsReply> {
+    if (this.reads >= kMaxStatisticsReads)
+      throw new FlagwireError(
+        'SERVER_BUSY',
+        `This node is reading ${kMaxStatisticsReads} experiments' statistics already, the most it reads at once: ask again after Retry-After.`,
+      );
+    this.reads++;
+    try {
+      const reply = await this.onThread({ id: this.nextId++, statistics });
+      if ('refusal' in reply) throw new FlagwireError(reply.refusal.code, reply.refusal.detail);
+      if ('answer' in reply) throw new Error("the events thread answered a read with a batch's answer");
+      return reply;
+    } finally {
+      this.reads--;
+    }
   }
 
   /** Erases `subject` of `scope` (TallyWrites.erase): whether anything of it was kept. */
@@ -147,14 +210,9 @@ export class EventCounter {
    * (on disk) or refused. The secret stays on this thread: it is what refusedBeforeReading looks up.
    */
   async receive(batch: ReceivedBatch, secret: string): Promise<BatchOutcome> {
-    const id = this.nextId++;
-    const request: BatchRequest = { id, ...batch };
-    const reply = await new Promise<Settled>((resolve, reject) => {
-      const thread = this.started();
-      if (thread === null) return resolve({ id, refusal: this.downRefusal() });
-      this.pending.set(id, { resolve, reject });
-      thread.postMessage(request satisfies EventsThreadMessage);
-    });
+    const request: BatchRequest = { id: this.nextId++, ...batch };
+    const reply = await this.onThread(request);
+    if ('tally' in reply || 'json' in reply) throw new Error('the events thread answered a batch with statistics');
     if ('answer' in reply) {
       this.refused.admit(secret);
       return { answer: reply.answer };
@@ -162,6 +220,17 @@ export class EventCounter {
     const { code, detail, retryAfter, refusedUntil } = reply.refusal;
     if (refusedUntil !== null) this.refused.refuse(secret, refusedUntil, batch.now);
     return { refusal: new FlagwireError(code, detail), retryAfter };
+  }
+
+  /** Hands `request` to the events thread (started if none runs); settles with its reply. */
+  private onThread(request: BatchRequest | StatisticsRequest): Promise<Settled> {
+    const read = 'statistics' in request;
+    return new Promise<Settled>((resolve, reject) => {
+      const thread = this.started();
+      if (thread === null) return resolve({ id: request.id, refusal: this.downRefusal(read) });
+      this.pending.set(request.id, { resolve, reject, read });
+      thread.postMessage(request satisfies EventsThreadMessage);
+    });
   }
 
   /** The events thread, started if none runs; null while a thread that died may not be started again yet. */
@@ -186,19 +255,20 @@ export class EventCounter {
       this.thread = null;
       this.restarts.died(this.clock.now());
       this.log.error({ err: error, exitCode: code, batchesHeld: this.pending.size }, 'the events thread died');
-      for (const [id, { resolve }] of this.pending) resolve({ id, refusal: kDiedHolding });
+      for (const [id, { resolve, read }] of this.pending) resolve({ id, refusal: read ? kDiedReading : kDiedHolding });
       this.pending.clear();
     });
     this.thread = thread;
     return thread;
   }
 
-  /** The refusal of a batch while the thread that died may not be started again: nothing of it is counted. */
-  private downRefusal(): BatchRefusal {
+  /** The refusal of a batch (nothing of it is counted) or a read while the thread that died may not be started again. */
+  private downRefusal(read: boolean): BatchRefusal {
     const seconds = this.restarts.waitSeconds(this.clock.now());
+    const what = read ? 'Ask for the statistics again' : 'Nothing of this batch was counted: send it again';
     return {
       code: 'SERVER_BUSY',
-      detail: `This node's events thread stopped (a fault of the node, logged) and is started again in ${seconds} s. Nothing of this batch was counted: send it again after Retry-After.`,
+      detail: `This node's events thread stopped (a fault of the node, logged) and is started again in ${seconds} s. ${what} after Retry-After.`,
       retryAfter: seconds,
       refusedUntil: null,
     };
@@ -209,7 +279,7 @@ export class EventCounter {
     const pending = this.pending.get(reply.id);
     if (pending === undefined) return;
     this.pending.delete(reply.id);
-    if ('failure' in reply) pending.reject(new Error(`the events thread failed a batch: ${reply.failure}`));
+    if ('failure' in reply) pending.reject(new Error(`the events thread failed a batch or a read: ${reply.failure}`));
     else pending.resolve(reply);
   }
 

@@ -2,8 +2,10 @@
 // exposures resolved against the flags, and counted in the tally file, so that none of it holds the
 // front end's thread, which writes the evaluations' answers. Measured with everything on the front end's
 // thread, an evaluation that arrived behind a batch waited for it: at 50,000 events a second its p99 was
-// 1.6-2.0x its quiet figure (bench/RESULTS.md, issue 58). One per front-end thread, started with its
-// first batch (event-counter.ts), so a node that is never sent an event never starts it.
+// 1.6-2.0x its quiet figure (bench/RESULTS.md, issue 58). An experiment's statistics are read here too
+// (the statistics and results routes, a release plan's experiment guard), for the same reason. One per
+// front-end thread, started with its first batch or read (event-counter.ts), so a node that is never
+// sent an event nor asked for statistics never starts it.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ClientKey } from '../client-keys/client-key.js';
 import { type ErrorCode, FlagwireError } from '../errors.js';
@@ -14,7 +16,9 @@ import { readEventBatch } from './event-batch.js';
 import { EventRate } from './event-rate.js';
 import { readGoffCollectorBatch } from './goff-collector.js';
 import { countBatch, type EventsAnswer, resolveBatch, StorageFull, type StorageLimits, tallyScope } from './receive.js';
+import type { ExperimentTally, TallyScope } from '../store/tally-file.js';
 import type { ReadBatch } from './schemas.js';
+import { statisticsView } from './statistics.js';
 import { TallyWrites } from './tally-writes.js';
 
 export interface EventsThreadData {
@@ -70,8 +74,28 @@ export type BatchReply =
   /** Something the client did not cause (the front end logs it and answers 500). */
   | { id: number; failure: string };
 
-/** What the front end sends: a batch, or the word to close (every batch is answered by then). */
-export type EventsThreadMessage = BatchRequest | 'close';
+/**
+ * A read of an experiment's statistics, with the id its reply names: read here, never on the front end's
+ * thread, which would answer no evaluation while it reads. Either the arms and sums of `metrics` (null:
+ * every metric), or, with `view`, the statistics route's answer as JSON text (statistics.ts), every
+ * metric's: made here too, so the front end only sends it.
+ */
+export interface StatisticsRequest {
+  id: number;
+  statistics: {
+    scope: TallyScope;
+    experiment: string;
+    metrics: readonly string[] | null;
+    /** The environment the view names (null: a project without environments); null: the sums as stored. */
+    view: { environment: string | null } | null;
+  };
+}
+
+/** What the front end sends: a batch, a read, or the word to close (every one is answered by then). */
+export type EventsThreadMessage = BatchRequest | StatisticsRequest | 'close';
+
+/** A read's answer: the experiment's arms and sums as stored, or the statistics view's JSON text. */
+export type StatisticsReply = { id: number; tally: ExperimentTally } | { id: number; json: string };
 
 const start = workerData as EventsThreadData;
 const port = parentPort!;
@@ -130,9 +154,15 @@ function reply(id: number, outcome: EventsAnswer | BatchRefusal): BatchReply {
   return 'code' in outcome ? { id, refusal: outcome } : { id, answer: outcome };
 }
 
-// Batches still being counted. The front end drains before it closes, but a batch whose client went away
-// is no request in flight any more: its count still finishes (or is refused) before the files close,
-// never failing on a closed database.
+async function read({ id, statistics }: StatisticsRequest): Promise<StatisticsReply> {
+  const { scope, experiment, metrics, view } = statistics;
+  const tally = await writes.experiment(scope, experiment, metrics);
+  return view === null ? { id, tally } : { id, json: JSON.stringify(statisticsView(experiment, view.environment, tally)) };
+}
+
+// Batches still being counted, and reads still reading. The front end drains before it closes, but a batch
+// whose client went away is no request in flight any more: its count still finishes (or is refused)
+// before the files close, never failing on a closed database.
 const counting = new Set<Promise<void>>();
 
 port.on('message', (message: EventsThreadMessage) => {
@@ -142,8 +172,8 @@ port.on('message', (message: EventsThreadMessage) => {
       .then(() => port.postMessage('closed'));
     return;
   }
-  const counted = receive(message).then(
-    (outcome) => port.postMessage(reply(message.id, outcome)),
+  const counted = ('statistics' in message ? read(message) : receive(message).then((outcome) => reply(message.id, outcome))).then(
+    (answer: BatchReply | StatisticsReply) => port.postMessage(answer),
     (err: unknown) =>
       port.postMessage(
         err instanceof FlagwireError

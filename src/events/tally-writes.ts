@@ -50,10 +50,10 @@ export class TallyWrites {
     return this.databaseUrl === null ? this.existingFile : this.pgTally(this.databaseUrl);
   }
 
-  /** An experiment's arms and sums in `scope`, read now. */
-  async experiment(scope: TallyScope, experiment: string): Promise<ExperimentTally> {
-    if (this.databaseUrl !== null) return (await this.pgTally(this.databaseUrl)).experiment(scope, experiment);
-    return this.existingFile?.experiment(scope, experiment) ?? { arms: [], sums: [] };
+  /** An experiment's arms and sums in `scope`, read now: of every metric, or only of `metrics`. */
+  async experiment(scope: TallyScope, experiment: string, metrics: readonly string[] | null): Promise<ExperimentTally> {
+    if (this.databaseUrl !== null) return (await this.pgTally(this.databaseUrl)).experiment(scope, experiment, metrics);
+    return this.existingFile?.experiment(scope, experiment, metrics) ?? { arms: [], sums: [] };
   }
 
   /**

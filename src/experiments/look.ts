@@ -1,5 +1,6 @@
 // A look at an experiment's results, as the Management API and the web console take it: its statistics
-// read through the events capability's service (the tally, PostgreSQL's on a node that has it), analysed
+// of the plan's metrics read through the events capability's service (on its events thread, from the
+// tally, PostgreSQL's on a node that has it), analysed
 // against its plan, and what the look keeps (the sample-ratio minimum, the day's interval point) written
 // through the writer, on disk before the answer.
 import type { EventCounter } from '../events/event-counter.js';
@@ -28,7 +29,9 @@ export async function lookAtResults(
 ): Promise<ExperimentResultsBody> {
   const experiment = getExperiment(deps.store, projectId, env, key);
   if (experiment === undefined) throw experimentNotFound(key);
-  const counted = await deps.events.experiment({ projectId, environment: env ?? '' }, key);
+  // The plan's metrics alone: what the results read stays as many rows as the plan has, whatever else is counted.
+  const metrics = experiment.metrics.map((m) => m.metric);
+  const counted = await deps.events.experiment({ projectId, environment: env ?? '' }, key, metrics);
   const view = experimentResultsView(experiment, statisticsView(key, env, counted), hasTypedVariants(deps.store, experiment));
   const look = lookOf(experiment, view, now);
   if (look !== null) await deps.writer.call(kExperimentCommands.experimentLook, look);

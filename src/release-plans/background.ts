@@ -2,7 +2,7 @@
 // before a rollout's step (guard-reader.ts) and the tally its experiment guards read.
 import type { NodeServices, RunningWork } from '../capability/background-work.js';
 import { FlagwireError } from '../errors.js';
-import { TallyWrites } from '../events/tally-writes.js';
+import { EventCounter } from '../events/event-counter.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { GuardReader } from './guard-reader.js';
 import type { RawReading } from './guard-reader.js';
@@ -35,21 +35,22 @@ export async function startScheduler({ config, store, writer, clock, log, ownMet
     recordGuardReading: (rolloutId: string, dueAt: number, reading: RawReading) =>
       orRefused((refused) => writer.call(kReleasePlanCommands.rolloutGuardRecord, { rolloutId, dueAt, reading, ...refused })),
   };
-  // Experiments' statistics, for their guards: the scheduler's own reader of the tally (the front end's
-  // may be on another thread), opened at the first such reading; lmdb shares one environment per file.
-  const tally = new TallyWrites(config);
+  // Experiments' statistics, for their guards: read on an events thread of the scheduler's own (the
+  // front end's may be on another thread), started at the first such reading, so a reading never holds
+  // this thread; lmdb shares one environment per file.
+  const events = new EventCounter(config, log, clock);
   const guards = new GuardReader({
     prometheusUrl: config.prometheusUrl,
     prometheusMetrics: new MetricAllowList(config.prometheusMetrics),
     timeoutMs: config.guardTimeoutMs,
     metrics: config.metrics,
     ownMetricsUrl,
-    experiment: (scope, key) => tally.experiment(scope, key),
+    experiment: (scope, key, metrics) => events.experiment(scope, key, metrics),
   });
   const scheduler = new Scheduler(store, work, clock, log, guards);
   const stop = async () => {
     await scheduler.stop();
-    await tally.close();
+    await events.close();
   };
   // A start that fails is stopped too: the guard readings it began then record nothing.
   await scheduler.start().catch(async (err: unknown) => {

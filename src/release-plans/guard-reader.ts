@@ -24,8 +24,11 @@ export interface GuardSources {
   metrics: boolean;
   /** This node's own GET /metrics URL; null until it listens. */
   ownMetricsUrl(): string | null;
-  /** An experiment's arms and sums as stored (the tally file, or PostgreSQL's), read now: what its results are computed from. */
-  experiment(scope: TallyScope, key: string): Promise<ExperimentTally>;
+  /**
+   * An experiment's arms and sums of `metrics` as stored (the tally file, or PostgreSQL's), read now, off
+   * the thread that asks: what its results are computed from.
+   */
+  experiment(scope: TallyScope, key: string, metrics: readonly string[]): Promise<ExperimentTally>;
 }
 
 /** What a reading brought back: numbers or why there are none (guards.ts), or an experiment's statistics as stored. */
@@ -44,9 +47,12 @@ export class GuardReader {
   async read(plan: Pick<RolloutPlan, 'id' | 'projectId' | 'env' | 'guard'>): Promise<RawReading> {
     const guard = plan.guard!;
     try {
-      // An experiment's statistics are read from the store, as its results route reads them, never over HTTP.
+      // An experiment's statistics are read from the store, as its results route reads them, never over
+      // HTTP; of the guard's metric alone (none for the sample ratio): the reading the writer judges
+      // stays a few rows, however many metrics the experiment counts.
       if (guard.experiment !== undefined) {
-        const tally = await this.sources.experiment({ projectId: plan.projectId, environment: plan.env ?? '' }, guard.experiment);
+        const scope = { projectId: plan.projectId, environment: plan.env ?? '' };
+        const tally = await this.sources.experiment(scope, guard.experiment, guard.metric === undefined ? [] : [guard.metric]);
         return { statistics: statisticsView(guard.experiment, plan.env, tally) };
       }
       return guard.prometheus !== undefined

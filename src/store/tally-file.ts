@@ -297,17 +297,29 @@ export class TallyFile implements TallyTxn, RawEventPages {
     return this.root.transaction(() => fn(this));
   }
 
-  /** An experiment's arms and sums, read now. */
-  experiment(scope: TallyScope, experiment: string): ExperimentTally {
+  /**
+   * An experiment's arms and sums, read now: of every metric, or only of `metrics` (each looked up by
+   * its key per arm, so a read of a few metrics costs as many rows however many names are counted).
+   */
+  experiment(scope: TallyScope, experiment: string, metrics: readonly string[] | null = null): ExperimentTally {
     const prefix = [scope.projectId, scope.environment, experiment];
-    return {
-      arms: withPrefix(this.arms, prefix).map(({ key, value }) => ({ variant: String(key[3]), subjects: value })),
-      sums: withPrefix(this.sumsDb, prefix).map(({ key, value }) => ({
-        variant: String(key[3]),
-        metric: String(key[4]),
-        sums: fromSums(value),
-      })),
-    };
+    const arms = withPrefix(this.arms, prefix).map(({ key, value }) => ({ variant: String(key[3]), subjects: value }));
+    if (metrics === null)
+      return {
+        arms,
+        sums: withPrefix(this.sumsDb, prefix).map(({ key, value }) => ({
+          variant: String(key[3]),
+          metric: String(key[4]),
+          sums: fromSums(value),
+        })),
+      };
+    const sums: { variant: string; metric: string; sums: MetricSums }[] = [];
+    for (const { variant } of arms)
+      for (const metric of [...new Set(metrics)].sort()) {
+        const stored = this.sumsDb.get([...prefix, variant, metric]);
+        if (stored !== undefined) sums.push({ variant, metric, sums: fromSums(stored) });
+      }
+    return { arms, sums };
   }
 
   close(): Promise<void> {

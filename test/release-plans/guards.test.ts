@@ -23,11 +23,14 @@ const { ids } = world;
 const kHour = 3_600_000;
 const t0 = Date.now();
 /** A reader's sources that allow every metric (the allow-list is tested on its own). */
+const kMetricsAsked: string[][] = [];
 const kEverySource = {
   prometheusMetrics: new MetricAllowList(['*']),
   timeoutMs: 5000,
-  // The experiment guard's statistics: one arm's subjects as stored in scope `prj_a` and `staging` (any other: none).
-  experiment: async (scope: { projectId: string; environment: string }, key: string) => {
+  // The experiment guard's statistics: one arm's subjects as stored in scope `prj_a` and `staging` (any
+  // other: none); the metrics each read named, in `kMetricsAsked`.
+  experiment: async (scope: { projectId: string; environment: string }, key: string, metrics: readonly string[]) => {
+    kMetricsAsked.push([...metrics]);
     if (scope.projectId !== 'prj_a') throw new Error('tally closed');
     return scope.environment === 'staging' && key === 'exp' ? { arms: [{ variant: 'on', subjects: 3 }], sums: [] } : { arms: [], sums: [] };
   },
@@ -290,4 +293,9 @@ t.test('the reader: Prometheus answers, refusals and silence; a counter of this 
     { error: 'the statistics of experiment exp could not be read: tally closed', invalid: false },
     'a read that fails is a failure, counted towards the breach of a guard that cannot see',
   );
+  // Of the guard's metric alone, none for the sample ratio: what the writer judges stays a few rows.
+  kMetricsAsked.length = 0;
+  await reader.read(planOf('r6', storedGuard({ experiment: 'exp', metric: 'purchase', worse: 'lower' }), 'prj_a', 'staging'));
+  await reader.read(planOf('r5', exp, 'prj_a', 'staging'));
+  t.strictSame(kMetricsAsked, [['purchase'], []], "each reading asks for the guard's metric only");
 });

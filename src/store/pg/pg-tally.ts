@@ -160,10 +160,14 @@ export class PgTally implements RawEventPages {
     }
   }
 
-  /** An experiment's arms and sums, each summed over the slots, variants and metrics in byte order. */
-  async experiment(scope: TallyScope, experiment: string): Promise<ExperimentTally> {
+  /**
+   * An experiment's arms and sums, each summed over the slots, variants and metrics in byte order: of
+   * every metric, or only of `metrics`.
+   */
+  async experiment(scope: TallyScope, experiment: string, metrics: readonly string[] | null = null): Promise<ExperimentTally> {
     await this.ready();
     const where = [scope.projectId, scope.environment, Buffer.from(experiment)];
+    const named = metrics === null ? null : metrics.map((m) => Buffer.from(m));
     try {
       const arms = await this.pool.query<{ variant: Buffer; subjects: string }>(
         `SELECT variant, sum(subjects)::text AS subjects FROM flagwire_tally_arms
@@ -172,8 +176,9 @@ export class PgTally implements RawEventPages {
       );
       const sums = await this.pool.query<Record<'variant' | 'metric', Buffer> & Record<(typeof kSumColumns)[number], string>>(
         `SELECT variant, metric, ${kSumColumns.map((c) => `sum(${c})::text AS ${c}`).join(', ')} FROM flagwire_tally_sums
-         WHERE project_id = $1 AND environment = $2 AND experiment = $3 GROUP BY variant, metric ORDER BY variant, metric`,
-        where,
+         WHERE project_id = $1 AND environment = $2 AND experiment = $3 AND ($4::bytea[] IS NULL OR metric = ANY($4))
+         GROUP BY variant, metric ORDER BY variant, metric`,
+        [...where, named],
       );
       return {
         arms: arms.rows.map((r) => ({ variant: r.variant.toString(), subjects: Number(r.subjects) })),
