@@ -34,6 +34,8 @@ export const Config = Type.Object({
   /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
   trustedProxies: Type.Array(Type.String({ minLength: 1 })),
   maxBufferedBodyBytes: Type.Integer({ minimum: 2 * 1024 * 1024 }),
+  /** Evaluation body bytes (OFREP's, the Unleash front-end API's POSTs) per second per credential (src/http/body.ts BodyBudgets). */
+  evalBodyBytesPerSecond: Type.Integer({ minimum: 1024 * 1024 }),
   /** How long a web console session lasts from its sign-in (src/web-console/sessions.ts). */
   consoleSessionMs: Type.Integer({ minimum: 60_000 }),
   /** Whether any signed-in console user may create an organisation, becoming its Owner (src/orgs/console-routes.ts). */
@@ -126,6 +128,7 @@ const kSettings = {
   minRevisionWaitMs: 'FLAGWIRE_MIN_REVISION_WAIT_MS',
   trustedProxies: 'FLAGWIRE_TRUSTED_PROXIES',
   maxBufferedBodyBytes: 'FLAGWIRE_MAX_BUFFERED_BODY_BYTES',
+  evalBodyBytesPerSecond: 'FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND',
   consoleSessionMs: 'FLAGWIRE_CONSOLE_SESSION_HOURS',
   consoleCreateOrgs: 'FLAGWIRE_CONSOLE_CREATE_ORGS',
   signInFailLimit: 'FLAGWIRE_SIGN_IN_FAIL_LIMIT',
@@ -150,6 +153,7 @@ const kSettings = {
 } as const satisfies Record<keyof Config, string>;
 
 const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
+const kDefaultEvalBodyBytesPerSecond = 8 * 1024 * 1024;
 
 function integer(setting: keyof Config, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(kSettings[setting], `"${raw}" is not a whole number`);
@@ -325,6 +329,14 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       env.FLAGWIRE_MAX_BUFFERED_BODY_BYTES ?? String(kDefaultMaxBufferedBodyBytes),
       2 * 1024 * 1024,
       1024 ** 4,
+    ),
+    // At least 1 MiB, so a body at the evaluation cap always fits; 8 MiB by default, thousands of
+    // ordinary contexts a second per key (docs/operations.md: Evaluation work).
+    evalBodyBytesPerSecond: integer(
+      'evalBodyBytesPerSecond',
+      env.FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND ?? String(kDefaultEvalBodyBytesPerSecond),
+      1024 * 1024,
+      1024 ** 3,
     ),
     // A working day and then some; a session ends earlier by signing out (or a new password).
     consoleSessionMs: integer('consoleSessionMs', env.FLAGWIRE_CONSOLE_SESSION_HOURS ?? '12', 1, 24 * 30) * 3_600_000,

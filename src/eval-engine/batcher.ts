@@ -13,8 +13,14 @@
 // maxBatchRequests requests, at maxBatchBytes bytes of requests, or before its answers are expected to
 // outgrow maxBatchAnswerBytes. The number and the bytes of accepted, unanswered requests are bounded;
 // past either bound a request is answered 503 at once. A task that fails (its worker died, the pool was
-// destroyed) answers every request of its batch with the 500 eval body, and so does a
-// task that has not come back within `taskTimeoutMs` (a stuck worker): never a hang.
+// destroyed) answers every request of its batch with the 500 eval body. A task that has not come back
+// within `taskTimeoutMs` (a stuck worker) answers every request of its batch 503 with Retry-After: 1 (its
+// route set's batchTimedOutBody), and its worker is replaced: never a hang. Why 503 and not 500: a
+// batch carries every project's requests, and what holds a worker that long is one request of it (a
+// context or rule past what the bounds foresaw); the others, another project's among them, are not at
+// fault and are told to retry, which OpenFeature providers and SDKs do on a 503, not that the server
+// failed. Re-running them without the slow one would need to know which it was, which only the worker
+// that is stuck could tell (docs/decisions.md: A timed-out batch is a 503).
 //
 // The same batches carry every evaluation route set's requests (routes.ts): a request body travels in the query
 // slot, and an answer may carry an ETag (protocol.ts; OFREP's bulk answers do), written as a header,
@@ -87,7 +93,7 @@ export interface BatcherOptions {
   maxBatchAnswerBytes: number;
   /** Bytes of accepted, unanswered requests at most; `add` refuses beyond it (memory stays bounded). */
   maxPendingBytes: number;
-  /** A batch not back after this long is answered 500 (checked about once a second). */
+  /** A batch not back after this long is answered 503 with Retry-After (checked about once a second). */
   taskTimeoutMs: number;
   /** Called once per failed batch. */
   onBatchError(err: unknown, requests: number): void;
@@ -167,6 +173,8 @@ export class EvalBatcher implements EvalQueue {
   private readonly metrics: EvalMetrics | null;
   /** By route: what a request of a failed batch is answered (its route set's 500 body). */
   private readonly internalErrorBodies: Uint8Array[];
+  /** By route: what a request of a timed-out batch is answered (its route set's 503 body). */
+  private readonly timedOutBodies: Uint8Array[];
   /** By route: what a request whose revision was not reached in time is answered (its route set's 503 body). */
   private readonly notReachedBodies: Uint8Array[];
   private readonly revisions: RevisionWaiter | null;
@@ -179,6 +187,7 @@ export class EvalBatcher implements EvalQueue {
     this.metrics = options.metrics ?? null;
     const { routeSets } = options;
     this.internalErrorBodies = byRoute(routeSets, (routeSet) => routeSet.internalErrorBody);
+    this.timedOutBodies = byRoute(routeSets, (routeSet) => routeSet.batchTimedOutBody);
     this.notReachedBodies = byRoute(routeSets, (routeSet) => routeSet.revisionNotReachedBody);
     this.revisions = options.revisions ?? null;
     this.watchdog = setInterval(() => this.checkTimeouts(), Math.min(1000, options.taskTimeoutMs)).unref();
@@ -327,7 +336,7 @@ export class EvalBatcher implements EvalQueue {
     const limit = performance.now() - this.options.taskTimeoutMs;
     for (const batch of this.running) {
       if (batch.sentAt > limit) continue;
-      this.failBatch(batch, new Error(`eval batch not answered within ${this.options.taskTimeoutMs} ms`));
+      this.failBatch(batch, new Error(`eval batch not answered within ${this.options.taskTimeoutMs} ms`), true);
       // A stuck worker would otherwise hold its slot for good: aborting makes the pool replace it.
       batch.abort();
     }
@@ -368,17 +377,20 @@ export class EvalBatcher implements EvalQueue {
     this.finish(batch);
   }
 
-  private failBatch(batch: Batch, err: unknown): void {
+  /** Answers every request of a lost batch: 500, or, when it `timedOut`, 503 with Retry-After (see the top of the file). */
+  private failBatch(batch: Batch, err: unknown, timedOut = false): void {
     if (batch.settled) return;
     this.options.onBatchError(err, batch.responses.length);
     const metrics = this.metrics;
     if (metrics !== null) metrics.batchFailed();
     // Computed from no snapshot: the newest revision known.
     const heads = this.heads.at(this.latestRevision());
+    const status = timedOut ? 503 : 500;
+    const bodies = timedOut ? this.timedOutBodies : this.internalErrorBodies;
     for (let i = 0; i < batch.responses.length; i++) {
       const route = batch.routes[i]!;
-      if (metrics !== null) metrics.request(route, 500);
-      answer(batch.responses[i]!, 500, this.internalErrorBodies[route]!, heads);
+      if (metrics !== null) metrics.request(route, status);
+      answerRefusal(batch.responses[i]!, status, bodies[route]!, heads, timedOut, false);
     }
     this.finish(batch);
   }

@@ -80,12 +80,27 @@ export const kInternalErrorBody = evalErrorBody(
  * The bounded evaluation queue is full, or the server is stopping. 503 with Retry-After (the spec's
  * error table does not cover overload; a 5xx that tells clients to retry is the honest answer).
  */
-export const kOverloadedBody = Buffer.from(
-  JSON.stringify({
-    error: 'Service unavailable',
-    detail: 'The evaluation queue is full or the server is stopping; retry after a second.',
-  } satisfies ErrorBody),
-);
+export const kOverloadedBody = unavailableBody('The evaluation queue is full or the server is stopping; retry after a second.');
+
+/**
+ * Why a request whose batch did not come back within the batcher's timeout is refused (503, Retry-After:
+ * 1): the batch's other requests, another project's among them, are not at fault, so they are told to
+ * retry, not that the server failed (batcher.ts). Every route set's detail says the same.
+ */
+export const kBatchTimedOutDetail =
+  'The evaluation batch this request was answered in did not come back in time (a request evaluated with it ' +
+  'was slow; the worker is being replaced). Retry after a second.';
+export const kBatchTimedOutBody = unavailableBody(kBatchTimedOutDetail);
+
+/** A 503 in the Evaluation API's envelope (the spec's error table does not cover overload, as above). */
+function unavailableBody(detail: string): Buffer {
+  return Buffer.from(JSON.stringify({ error: 'Service unavailable', detail } satisfies ErrorBody));
+}
+
+/** A 429 in the Evaluation API's envelope: the spec's error table has no 429 for evaluation, so no code of its own. */
+export function tooManyRequestsBody(detail: string): Buffer {
+  return Buffer.from(JSON.stringify({ error: 'Too many requests', detail } satisfies ErrorBody));
+}
 
 /** A Flagwire-Min-Revision that is not a revision (400; src/http/revisions.ts). */
 export const kInvalidMinRevisionBody = evalErrorBody('INVALID_REQUEST', kInvalidMinRevisionDetail);

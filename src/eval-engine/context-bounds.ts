@@ -1,7 +1,8 @@
 // The one bound on an evaluation context, whatever route brings it (issue 42 for OFREP, issue 96 item 5
 // for the rest; docs/operations.md: Evaluation work): OFREP's body `context` (src/ofrep/context.ts) and
 // the Flagwire provider's, and Unleash's front-end context (src/unleash/context.ts), by query or body.
-// A context past it is refused before any flag is evaluated, in the route's own error shape. The
+// A context past it is refused before any flag is evaluated, in the route's own error shape, and a body
+// too large to hold a context within it before it is read (kMaxContextBodyBytes). The
 // Evaluation API's context is its query string, which uWS holds to 4 KiB of request head (431 past
 // it), far inside the bound; so is a front-end GET's. Unleash's client API and flagd's sync take no
 // context: their SDKs evaluate locally.
@@ -16,6 +17,17 @@ export const kMaxContextChars = 65_536;
 export const kMaxContextValues = 10_000;
 /** Objects and arrays nested in the context at most (the context itself is level 1). */
 export const kMaxContextDepth = 16;
+/**
+ * Bytes of an evaluation request's body at most (OFREP's, the front-end API's POST): past it the body is
+ * refused 413 on the front-end thread, from its Content-Length, before anything of it is read or queued
+ * (src/eval-engine/queued-body.ts). It is the most a body holding a context within the bound takes
+ * written compactly, as JSON.stringify writes it: each character of a key or string at most 6 bytes (a
+ * control character or lone surrogate is written `\uXXXX`), each key or item at most 32 bytes more (its
+ * quotes, colon and comma, and a number's text, at most 24 characters), and 4 KiB for the body's other
+ * fields. A larger body cannot carry a context the bound lets through, so reading it and parsing it on a
+ * worker (which a 900 KB `userId` made cost the worker more than the refusal saved) buys nothing.
+ */
+export const kMaxContextBodyBytes = kMaxContextChars * 6 + kMaxContextValues * 32 + 4096;
 /** Why a context is refused: every route's detail says the same. */
 export const kContextTooLarge =
   `The context holds more than ${kMaxContextChars} characters of keys and strings, more than ${kMaxContextValues} keys ` +

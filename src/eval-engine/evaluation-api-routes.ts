@@ -19,7 +19,7 @@ import { ErrorBody } from '../error-schemas.js';
 import { EvalFlag, EvalFlagList } from '../model/eval-shapes.js';
 import { json, kEvalErrors, kEvalParams, pathParam } from '../routes/openapi-parts.js';
 import { registerRoutes, type RouteCounts, type RouteDeclaration, type RouteNumbers } from '../routes/route-table.js';
-import { kInternalErrorBody, kInvalidMinRevisionBody, kOverloadedBody, kRevisionNotReachedBody } from './bodies.js';
+import { kBatchTimedOutBody, kInternalErrorBody, kInvalidMinRevisionBody, kOverloadedBody, kRevisionNotReachedBody } from './bodies.js';
 import type { EvalRoutesSpec, EvalQueue, EvalRoutes } from './routes.js';
 import type { Route } from './protocol.js';
 
@@ -68,6 +68,7 @@ export function evaluationApiSpec(numbers: EvaluationApiNumbers): EvalRoutesSpec
     workerModule: new URL('./evaluation-api-evaluator.js', import.meta.url).href,
     internalErrorBody: kInternalErrorBody,
     revisionNotReachedBody: kRevisionNotReachedBody,
+    batchTimedOutBody: kBatchTimedOutBody,
   };
 }
 

@@ -98,11 +98,12 @@ export class EvalPool implements BatchRunner {
       dataDir: options.dataDir,
       clock: options.clock.state,
       // Only the plain data: a EvalRoutes's register() cannot be cloned to a worker.
-      routeSets: routeSets.map(({ routes, workerModule, internalErrorBody, revisionNotReachedBody }) => ({
+      routeSets: routeSets.map(({ routes, workerModule, internalErrorBody, revisionNotReachedBody, batchTimedOutBody }) => ({
         routes,
         workerModule,
         internalErrorBody,
         revisionNotReachedBody,
+        batchTimedOutBody,
       })),
       crashFlagId: options.crashFlagId ?? null,
       hangFlagId: options.hangFlagId ?? null,

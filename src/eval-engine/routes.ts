@@ -26,8 +26,13 @@ export interface EvalRoutesSpec {
   readonly routes: readonly Route[];
   /** URL of its worker module, whose default export is a RouteEvaluatorFactory. */
   readonly workerModule: string;
-  /** The 500 body its requests get when their evaluation throws or their batch is lost (a dead or stuck worker). */
+  /** The 500 body its requests get when their evaluation throws or their batch is lost (a dead worker). */
   readonly internalErrorBody: Uint8Array;
+  /**
+   * The 503 body (Retry-After: 1) its requests get when their batch did not come back within the
+   * batcher's timeout (a stuck worker): the main thread answers it (batcher.ts).
+   */
+  readonly batchTimedOutBody: Uint8Array;
   /**
    * The 503 body its requests get when this node's copy does not reach their Flagwire-Min-Revision within
    * the wait (src/http/revisions.ts): the main thread answers it (batcher.ts).

@@ -1,4 +1,5 @@
-// Reads request bodies with two bounds: 1 MiB per body, and one byte budget for the whole process.
+// Reads request bodies with two bounds: 1 MiB per body (or the caller's smaller cap: an evaluation body's,
+// src/eval-engine/context-bounds.ts), and one byte budget for the whole process.
 //
 // Every body reserves its bytes from the budget before they are buffered: the declared Content-Length
 // up front (a request that does not fit is refused before anything of its body is read), a body without
@@ -12,6 +13,7 @@
 // the reservation (docs/operations.md: Request bodies).
 import { FlagwireError } from '../errors.js';
 import { trackAbort, type PendingResponse } from './http.js';
+import { RateLimiter, type RateLimiterState } from './rate-limit.js';
 
 export const kMaxBodyBytes = 1024 * 1024;
 
@@ -22,7 +24,7 @@ export type BodyResult =
    */
   | { ok: true; body: Buffer; release: () => void }
   /**
-   * `tooLarge`: over 1 MiB (413). `busy`: the budget cannot take it now (503). `closes`: the rest of the
+   * `tooLarge`: over the cap (413). `busy`: the budget cannot take it now (503). `closes`: the rest of the
    * body is still to come and will not be drained, so the answer closes the connection (see kDrainBytes).
    */
   | { ok: false; reason: 'tooLarge' | 'busy'; closes: boolean };
@@ -131,9 +133,15 @@ export class BodyBudget {
   /**
    * Reads `res`'s body and calls `done` once, unless the client goes away first. Attaches the response's
    * abort handler (uWS keeps one per response): `onAbort` runs from it too. `contentLength` is the raw
-   * header ('' when absent).
+   * header ('' when absent). `maxBytes`: the cap, at most the spec's 1 MiB.
    */
-  read(res: PendingResponse, contentLength: string, done: (result: BodyResult) => void, onAbort?: () => void): void {
+  read(
+    res: PendingResponse,
+    contentLength: string,
+    done: (result: BodyResult) => void,
+    onAbort?: () => void,
+    maxBytes = kMaxBodyBytes,
+  ): void {
     let held = 0;
     let finished = false;
     // A body of more than one chunk is copied into one resizable ArrayBuffer (see below).
@@ -152,7 +160,7 @@ export class BodyBudget {
     // whole leaves nothing unread.
     res.unreadBodyCloses = false;
     const declared = contentLength === '' ? 0 : Number(contentLength);
-    if (declared > kMaxBodyBytes) {
+    if (declared > maxBytes) {
       finished = true;
       done(closesUnread(contentLength) ? kTooLargeClosed : kTooLargeDrained);
       return;
@@ -173,7 +181,7 @@ export class BodyBudget {
       // Only a body of unknown length (chunked) gets here past its cap or its reservation: its end is
       // not known, so it is not drained unless this was its last chunk.
       let failure: BodyResult | null = null;
-      if (size > kMaxBodyBytes) failure = isLast ? kTooLargeDrained : kTooLargeClosed;
+      if (size > maxBytes) failure = isLast ? kTooLargeDrained : kTooLargeClosed;
       else if (size > held && this.reserve(size - held)) held = size;
       else if (size > held) failure = isLast ? kBusyDrained : kBusyClosed;
       if (failure !== null) {
@@ -194,7 +202,7 @@ export class BodyBudget {
       // ordinary Buffers stays in memory after its client is gone until a major GC, which V8 starts only
       // some 64 MiB of such garbage later, so each wave of abandoned bodies raised the peak by that much.
       // It reserves address space only; pages are committed as the body grows.
-      store ??= new ResizableArrayBuffer(0, { maxByteLength: declared > 0 ? declared : kMaxBodyBytes });
+      store ??= new ResizableArrayBuffer(0, { maxByteLength: declared > 0 ? declared : maxBytes });
       store.resize(size);
       new Uint8Array(store, at).set(new Uint8Array(chunk));
       if (isLast) {
@@ -230,25 +238,45 @@ export class BodyBudget {
 export interface BodyBudgetsState {
   readonly management: BodyBudgetState;
   readonly credentialFree: BodyBudgetState;
+  readonly evalBytes: RateLimiterState;
 }
+
+/**
+ * The window of each credential's evaluation body bytes: `limit` bytes in any second (the limiter's
+ * bounds: at most `limit` in five sixths of its window), so a refused client is told to retry after one.
+ */
+const kEvalBytesWindowMs = 1200;
 
 export class BodyBudgets {
   readonly credentialFree: BodyBudget;
   readonly management: BodyBudget;
+  /**
+   * Each credential's evaluation body bytes per second (an Unleash front-end API POST's client key, an
+   * OFREP POST's client address: OFREP has no credential), taken before the body is read
+   * (src/eval-engine/queued-body.ts): one key sending large bodies fast is refused 429 past its share,
+   * so it cannot spend the eval workers' time on parsing them, nor the credential-free share, that
+   * every other key's requests need.
+   */
+  readonly evalBytes: RateLimiter;
 
-  /** `totalBytes`: at least two bodies of the cap (config.ts enforces it); in new shared memory. */
-  static create(totalBytes: number): BodyBudgets {
+  /**
+   * `totalBytes`: at least two bodies of the cap (config.ts enforces it); `evalBytesPerSecond`: each
+   * credential's evaluation body bytes per second. In new shared memory.
+   */
+  static create(totalBytes: number, evalBytesPerSecond: number): BodyBudgets {
     const management = Math.max(kMaxBodyBytes, Math.floor(totalBytes / 4));
     return new BodyBudgets({
       management: BodyBudget.create(management).state,
       credentialFree: BodyBudget.create(totalBytes - management).state,
+      evalBytes: RateLimiter.create({ limit: evalBytesPerSecond, windowMs: kEvalBytesWindowMs }).state,
     });
   }
 
-  /** One more handle on both shares' shared `state`. */
+  /** One more handle on the budgets' shared `state`. */
   constructor(readonly state: BodyBudgetsState) {
     this.management = new BodyBudget(state.management);
     this.credentialFree = new BodyBudget(state.credentialFree);
+    this.evalBytes = new RateLimiter(state.evalBytes);
   }
 
   /** Bytes reserved now, both shares. */

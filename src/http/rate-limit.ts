@@ -1,5 +1,8 @@
 // Per-IP request rate limit (spec: Limits, request rate). Each address has a ring of seven counters,
-// one per 10-second bucket of the clock (bucket = floor(now / 10 s)):
+// one per 10-second bucket of the clock (bucket = floor(now / 10 s)). The same limiter, with a weight per
+// request and a shorter window, is each credential's budget of evaluation body bytes (src/http/body.ts
+// BodyBudgets): a request then counts its bytes, and the two upper bounds below hold for bytes as for
+// requests.
 //
 //   counts:  [ c0 | c1 | c2 | c3 | c4 | c5 | c6 ]    admitted requests; bucket b lives in slot b % 7
 //              └─ b-6 ─┘ └──────── b-5 … b ────────┘  b: the current bucket, partly elapsed
@@ -90,12 +93,12 @@ export class RateLimiter {
     return this.table.maxEntries;
   }
 
-  /** Counts one request from `key`; false when it is over the limit (and then it is not counted). */
-  take(key: string, now: number): boolean {
-    return this.table.withLock(() => this.takeLocked(key, now));
+  /** Counts one request of `weight` (1, or its bytes) from `key`; false when it is over the limit (and then it is not counted). */
+  take(key: string, now: number, weight = 1): boolean {
+    return this.table.withLock(() => this.takeLocked(key, now, weight));
   }
 
-  private takeLocked(key: string, now: number): boolean {
+  private takeLocked(key: string, now: number, weight: number): boolean {
     const bucket = Math.floor(now / this.bucketMs);
     this.dropIdle(bucket);
     let slot = this.table.slot(key);
@@ -104,7 +107,7 @@ export class RateLimiter {
       const base = slot * kStride;
       this.counts.fill(0, base, base + kStride);
       this.buckets[slot] = bucket;
-      return this.admit(base, bucket);
+      return this.admit(base, bucket, weight);
     }
     const base = slot * kStride;
     const newest = this.buckets[slot]!;
@@ -119,20 +122,21 @@ export class RateLimiter {
       }
       this.buckets[slot] = bucket;
       this.table.touch(slot);
-      return this.admit(base, bucket);
+      return this.admit(base, bucket, weight);
     }
     // A clock that stepped back counts into the newest bucket seen, so the ring never runs backwards.
-    return this.admit(base, newest);
+    return this.admit(base, newest, weight);
   }
 
-  private admit(base: number, bucket: number): boolean {
+  private admit(base: number, bucket: number, weight: number): boolean {
     const counts = this.counts;
     const inSeven = counts[base + kSum]!;
     // The slot of bucket b - 6 is (b + 1) % 7.
     const inSix = inSeven - counts[base + ((bucket + 1) % kSlots)]!;
-    if (inSix >= this.limit || inSeven >= this.burstLimit) return false;
-    counts[base + (bucket % kSlots)]++;
-    counts[base + kSum] = inSeven + 1;
+    // For a weight of 1: inSix >= limit or inSeven >= burstLimit, as the bounds above say.
+    if (inSix + weight > this.limit || inSeven + weight > this.burstLimit) return false;
+    counts[base + (bucket % kSlots)] += weight;
+    counts[base + kSum] = inSeven + weight;
     return true;
   }
 

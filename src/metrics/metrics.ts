@@ -154,7 +154,7 @@ function renderEvaluationAndCounters(out: string[], snapshots: readonly MetricsS
   counter(
     out,
     'flagwire_eval_batch_failures_total',
-    'Evaluation batches whose worker died or timed out (every request of them got a 500).',
+    'Evaluation batches whose worker died (every request of them got a 500) or timed out (a 503 with Retry-After).',
     total('evalBatchFailures'),
   );
   header(

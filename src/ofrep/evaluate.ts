@@ -20,7 +20,7 @@ import {
   stateInEnv,
   stateInProjectEnv,
 } from '../eval-engine/engine.js';
-import { kAudiencePlanDetail } from '../eval-engine/bodies.js';
+import { kAudiencePlanDetail, kBatchTimedOutDetail } from '../eval-engine/bodies.js';
 import { decidedBy, type Decision, decisionInExperiment } from '../eval-engine/evaluate.js';
 import { experimentMetadata } from '../model/flags.js';
 import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
@@ -87,6 +87,8 @@ export const kOfrepOverloadedBody = ofrepFailureBody(
   'GENERAL',
   'The evaluation queue is full or the server is stopping; retry after a second.',
 );
+/** The request's batch did not come back within the batcher's timeout (503, Retry-After: 1): batcher.ts. */
+export const kOfrepBatchTimedOutBody = ofrepFailureBody(null, 'GENERAL', kBatchTimedOutDetail);
 /** This node's copy did not reach the Flagwire-Min-Revision asked for within the wait (503, Retry-After: 1): src/http/revisions.ts. */
 export const kOfrepRevisionNotReachedBody = ofrepFailureBody(null, 'GENERAL', kRevisionNotReachedDetail);
 /** The process's request-body budget is spent (503, Retry-After: 1, connection closed): src/http/body.ts. */

@@ -1,6 +1,7 @@
 // OFREP's evaluation route set (src/eval-engine/routes.ts), given to the evaluation service by the
-// server's start-up. Main thread: read the POST body (1 MiB cap, within the process's body budget) and
-// put the request into the same evaluation batch as GET /v1/flags/{id} (src/eval-engine/batcher.ts). Nothing
+// server's start-up. Main thread: read the POST body (the evaluation body cap, within the process's body
+// budget and the client address's evaluation bytes per second: src/eval-engine/queued-body.ts) and put
+// the request into the same evaluation batch as GET /v1/flags/{id} (src/eval-engine/batcher.ts). Nothing
 // is parsed here: the eval workers parse the body and evaluate (ofrep-evaluator.ts, evaluate.ts).
 //
 // Its requests in the batch (src/eval-engine/protocol.ts):
@@ -9,12 +10,15 @@
 //   ofrepFlag   flag key                    POST body (JSON)   X-Flagwire-Project header (may be empty)
 //   ofrepBulk   X-Flagwire-Project header   POST body (JSON)   If-None-Match header
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
-import { type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js';
+import type { Clock } from '../clock.js';
+import { kEvalBodyTooFast, kEvalBodyTooLarge, type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js';
 import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
 import type { Route } from '../eval-engine/protocol.js';
-import { kMaxBodyBytes, type BodyBudget } from '../http/body.js';
+import type { BodyBudget } from '../http/body.js';
+import type { TrustedProxies } from '../http/client-address.js';
 import { headerKey, kContentLengthKey, kIfNoneMatchKey } from '../http/header-keys.js';
 import type { PendingResponse } from '../http/http.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import { kInvalidMinRevision, kInvalidMinRevisionDetail, kMinRevisionKey, minRevisionOf } from '../http/revisions.js';
 import {
   OfrepBulkFailure,
@@ -27,6 +31,7 @@ import {
 import { json, kEtag, kOfrepErrors, kProjectHeader, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { registerRoutes, type RouteCounts, type RouteDeclaration, type RouteNumbers } from '../routes/route-table.js';
 import {
+  kOfrepBatchTimedOutBody,
   kOfrepBusyBody,
   kOfrepInternalErrorBody,
   kOfrepOverloadedBody,
@@ -85,28 +90,38 @@ export const kOfrepRoutes = {
 export interface OfrepRoutesOptions {
   /** The credential-free share of the process's request-body budget: OFREP bodies are read from it. */
   bodies: BodyBudget;
-  /** Where refused (400, 413, 503) requests are counted; null when metrics are off. */
+  /** Each credential's evaluation body bytes per second: OFREP's are charged to the client address (it has no credential). */
+  evalBytes: RateLimiter;
+  clock: Clock;
+  /** Whose X-Forwarded-For names the client (config.ts trustedProxies); null: the TCP peer is the client. */
+  proxies: TrustedProxies | null;
+  /** Where refused (400, 413, 429, 503) requests are counted; null when metrics are off. */
   metrics: RouteCounts | null;
   /** Its routes' numbers (src/all-routes.ts derives them). */
   numbers: RouteNumbers<typeof kOfrepRoutes>;
 }
 
-export function ofrepRoutes({ bodies, metrics, numbers }: OfrepRoutesOptions): EvalRoutes {
+export function ofrepRoutes(options: OfrepRoutesOptions): EvalRoutes {
   return {
     // The worker module reads the one flag's first (ofrep-evaluator.ts).
-    routes: [numbers.ofrepFlag, numbers.ofrepBulk],
+    routes: [options.numbers.ofrepFlag, options.numbers.ofrepBulk],
     workerModule: new URL('./ofrep-evaluator.js', import.meta.url).href,
     internalErrorBody: kOfrepInternalErrorBody,
     revisionNotReachedBody: kOfrepRevisionNotReachedBody,
-    register: (app, queue) => registerOfrepRoutes(app, queue, bodies, metrics, numbers),
+    batchTimedOutBody: kOfrepBatchTimedOutBody,
+    register: (app, queue) => registerOfrepRoutes(app, queue, options),
   };
 }
 
-const kTooLargeDetails = `The request body is larger than ${kMaxBodyBytes} bytes (1 MiB); send a smaller context.`;
-const kBulkTooLarge = ofrepFailureBody(null, 'GENERAL', kTooLargeDetails);
-const kBulkRefusals: QueueRefusals = { tooLarge: () => kBulkTooLarge, busy: kOfrepBusyBody, overloaded: kOfrepOverloadedBody };
+const kBulkTooLarge = ofrepFailureBody(null, 'GENERAL', kEvalBodyTooLarge);
+const kBulkRefusals: QueueRefusals = {
+  tooLarge: () => kBulkTooLarge,
+  tooFast: ofrepFailureBody(null, 'GENERAL', kEvalBodyTooFast),
+  busy: kOfrepBusyBody,
+  overloaded: kOfrepOverloadedBody,
+};
 /** A flag's 413 names the flag. */
-const kFlagRefusals: QueueRefusals = { ...kBulkRefusals, tooLarge: (id) => ofrepFailureBody(id, 'GENERAL', kTooLargeDetails) };
+const kFlagRefusals: QueueRefusals = { ...kBulkRefusals, tooLarge: (id) => ofrepFailureBody(id, 'GENERAL', kEvalBodyTooLarge) };
 const kBulkInvalidMinRevision = ofrepFailureBody(null, 'GENERAL', kInvalidMinRevisionDetail);
 /** X-Flagwire-Project as bytes: read on every OFREP request (src/http/header-keys.ts). */
 const kProjectKey = headerKey('x-flagwire-project');
@@ -114,13 +129,25 @@ const kProjectKey = headerKey('x-flagwire-project');
 function registerOfrepRoutes(
   app: TemplatedApp,
   queue: EvalQueue,
-  bodies: BodyBudget,
-  metrics: RouteCounts | null,
-  { ofrepFlag: flagRoute, ofrepBulk: bulkRoute }: OfrepRoutesOptions['numbers'],
+  { bodies, evalBytes, clock, proxies, metrics, numbers }: OfrepRoutesOptions,
 ): void {
-  const parts = { queue, bodies, metrics };
+  const { ofrepFlag: flagRoute, ofrepBulk: bulkRoute } = numbers;
+  const parts = { queue, bodies, evalBytes, clock, metrics };
+  /** The client's address, as the per-IP limits count it, prefixed: a client key sent as a front-end credential cannot name it. */
+  const addressOf = (res: PendingResponse, req: HttpRequest): string => {
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+    return `a${proxies === null ? peer : proxies.clientAddress(peer, req)}`;
+  };
   // Read everything off `req` first (stack-allocated), then the body (which attaches onAborted).
-  const handle = (res: PendingResponse, route: Route, id: string, extra: string, contentLength: string, rawMinRevision: string): void => {
+  const handle = (
+    res: PendingResponse,
+    route: Route,
+    id: string,
+    extra: string,
+    contentLength: string,
+    rawMinRevision: string,
+    address: string,
+  ): void => {
     const minRevision = minRevisionOf(rawMinRevision);
     if (minRevision === kInvalidMinRevision) {
       metrics?.request(route, 400);
@@ -132,19 +159,21 @@ function registerOfrepRoutes(
     }
     // The batcher copies the body into its batch (or, for a request that waits for its revision, keeps a
     // copy), where its own byte bound (64 MiB) covers it.
-    queueWithBody(res, contentLength, route, id, extra, minRevision, parts, route === flagRoute ? kFlagRefusals : kBulkRefusals);
+    queueWithBody(res, contentLength, route, id, extra, minRevision, address, parts, route === flagRoute ? kFlagRefusals : kBulkRefusals);
   };
 
   registerRoutes(app, kOfrepRoutes, {
     ofrepFlag: (res: PendingResponse, req: HttpRequest) => {
       const minRevision = req.getHeader(kMinRevisionKey);
-      handle(res, flagRoute, req.getParameter(0) ?? '', req.getHeader(kProjectKey), req.getHeader(kContentLengthKey), minRevision);
+      const address = addressOf(res, req);
+      handle(res, flagRoute, req.getParameter(0) ?? '', req.getHeader(kProjectKey), req.getHeader(kContentLengthKey), minRevision, address);
     },
     // Bulk: the batch request's id slot holds the project (header), its extra slot If-None-Match.
     ofrepBulk: (res: PendingResponse, req: HttpRequest) => {
       const project = req.getHeader(kProjectKey);
       const minRevision = req.getHeader(kMinRevisionKey);
-      handle(res, bulkRoute, project, req.getHeader(kIfNoneMatchKey), req.getHeader(kContentLengthKey), minRevision);
+      const address = addressOf(res, req);
+      handle(res, bulkRoute, project, req.getHeader(kIfNoneMatchKey), req.getHeader(kContentLengthKey), minRevision, address);
     },
   });
 }

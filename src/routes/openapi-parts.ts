@@ -184,11 +184,12 @@ export const kStreamErrors = {
 };
 export const kEtag = { ETag: { schema: { type: 'string' }, description: "Covers the project's flag configuration and these results" } };
 export const kOfrepErrors = {
-  '413': json(OfrepGeneralError, 'The body is over 1 MiB'),
+  '413': json(OfrepGeneralError, 'The body is larger than any context within the bound takes (docs/operations.md: Evaluation work)'),
+  '429': json(OfrepGeneralError, "The client address's evaluation body bytes per second are spent; the body is not read (Retry-After: 1)"),
   '500': json(OfrepGeneralError, 'Internal server error'),
   '503': json(
     OfrepGeneralError,
-    `The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (the body is not read and the connection is closed), or this node's copy did not reach the ${kMinRevisionName} asked for within the wait (Retry-After: 1)`,
+    `The evaluation queue is full or the server is stopping, or the request's batch did not come back in time, or the server holds as many request bodies as it allows (the body is not read and the connection is closed), or this node's copy did not reach the ${kMinRevisionName} asked for within the wait (Retry-After: 1)`,
   ),
 };
 

@@ -17,6 +17,7 @@ import { Planner } from '../flags-as-code/planner.js';
 import { EventCounter } from '../events/event-counter.js';
 import { createEvaluation, type Evaluation } from '../eval-engine/service.js';
 import type { BodyBudgets } from '../http/body.js';
+import { TrustedProxies } from '../http/client-address.js';
 import { InFlight } from '../http/in-flight.js';
 import { RevisionWaiter } from '../http/revisions.js';
 import type { RateLimiter } from '../http/rate-limit.js';
@@ -106,8 +107,21 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   // Unleash's front-end API's, each given its routes' numbers (derived from the declarations) once, here.
   const routeSets = [
     evaluationApiRoutes(metrics, routeNumbers(kEvaluationApiRoutes)),
-    ofrepRoutes({ bodies: bodies.credentialFree, metrics, numbers: routeNumbers(kOfrepRoutes) }),
-    unleashFrontendRoutes({ bodies: bodies.credentialFree, metrics, numbers: routeNumbers(kUnleashFrontendRoutes) }),
+    ofrepRoutes({
+      bodies: bodies.credentialFree,
+      evalBytes: bodies.evalBytes,
+      clock,
+      proxies: config.trustedProxies.length === 0 ? null : new TrustedProxies(config.trustedProxies),
+      metrics,
+      numbers: routeNumbers(kOfrepRoutes),
+    }),
+    unleashFrontendRoutes({
+      bodies: bodies.credentialFree,
+      evalBytes: bodies.evalBytes,
+      clock,
+      metrics,
+      numbers: routeNumbers(kUnleashFrontendRoutes),
+    }),
   ];
   // A relay writes nothing: no token activity, no flag usage (docs/deployment.md: relays).
   const recordsTo = config.upstream === null ? writer : null;

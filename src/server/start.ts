@@ -79,8 +79,8 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const store: Store = openStore(config.dataDir, { layout: kStoreLayout, changeLog: changeLogBounds(config) });
   const clock = Clock.create();
   // What is the process's, whichever thread serves a request: one body budget (OFREP and the
-  // Management API), the per-address limits (spec: Limits, per server instance), the writer.
-  const bodies = BodyBudgets.create(config.maxBufferedBodyBytes);
+  // Management API) with each credential's evaluation body bytes, the per-address limits (spec: Limits, per server instance), the writer.
+  const bodies = BodyBudgets.create(config.maxBufferedBodyBytes, config.evalBodyBytesPerSecond);
   // The bench measures the limiter's cost against a twin without it (bench/run.ts, (j) and (k)):
   // switched off only together with the test hooks, so no production setting can drop the spec's limit.
   const rateLimiter = kTestSwitches.rateLimitOff ? null : RateLimiter.create({ limit: config.rateLimit });

@@ -1,9 +1,10 @@
 // Unleash's front-end API (issue 60, item 1; docs/api.md: Unleash's front-end API), an evaluation route set
 // (src/eval-engine/routes.ts): the stock unleash-proxy-client, and so its React, Vue and mobile wrappers,
 // connects unchanged. Each route is served at /api/frontend and at its legacy /api/proxy path, as Unleash
-// Edge serves both. Main thread: read the POST body (1 MiB cap, within the process's credential-free body
-// budget) and put the request into the evaluation batch; the eval workers check the client key in the
-// batch's snapshot and evaluate (frontend-evaluator.ts).
+// Edge serves both. Main thread: read the POST body (the evaluation body cap, within the process's
+// credential-free body budget and the client key's evaluation bytes per second:
+// src/eval-engine/queued-body.ts) and put the request into the evaluation batch; the eval workers check
+// the client key in the batch's snapshot and evaluate (frontend-evaluator.ts).
 //
 // Its requests in the batch (src/eval-engine/protocol.ts):
 //
@@ -16,13 +17,22 @@
 import { type FrontendKind, kFrontendKinds } from './frontend-kinds.js';
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import { ErrorBody } from '../error-schemas.js';
-import { evalErrorBody, kInternalErrorBody, kOverloadedBody, kRevisionNotReachedBody } from '../eval-engine/bodies.js';
+import type { Clock } from '../clock.js';
+import {
+  evalErrorBody,
+  kBatchTimedOutBody,
+  kInternalErrorBody,
+  kOverloadedBody,
+  kRevisionNotReachedBody,
+  tooManyRequestsBody,
+} from '../eval-engine/bodies.js';
 import type { Route } from '../eval-engine/protocol.js';
-import { type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js';
+import { kEvalBodyTooFast, kEvalBodyTooLarge, type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js';
 import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
 import { type BodyBudget, bodyRefusal } from '../http/body.js';
 import { kAuthorizationKey, kContentLengthKey, kIfNoneMatchKey } from '../http/header-keys.js';
 import { type PendingResponse, trackAbort } from '../http/http.js';
+import type { RateLimiter } from '../http/rate-limit.js';
 import { json, pathParam } from '../routes/openapi-parts.js';
 import { type RouteCounts, type RouteDeclaration, type RouteNumbers, registerRoutes } from '../routes/route-table.js';
 import { UnleashContextRequest, UnleashToggle, UnleashToggles } from './frontend-schemas.js';
@@ -51,11 +61,12 @@ const kErrors = {
   ),
   '401': json(ErrorBody, 'No client key, not one (an API token or a relay key among them), an unknown one or a revoked one'),
   '403': json(ErrorBody, "Insufficient permission: a key without the use frontend; Forbidden: the key's environment is gone"),
-  '413': json(ErrorBody, 'The body is over 1 MiB (the connection is closed)'),
+  '413': json(ErrorBody, 'The body is larger than any context within the bound takes (docs/operations.md: Evaluation work)'),
+  '429': json(ErrorBody, "The client key's evaluation body bytes per second are spent; the body is not read (Retry-After: 1)"),
   '500': json(ErrorBody, 'Internal server error'),
   '503': json(
     ErrorBody,
-    'The evaluation queue is full or the server is stopping, or the server holds as many request bodies as it allows (Retry-After: 1)',
+    "The evaluation queue is full, the server is stopping, or the request's batch did not come back in time, or the server holds as many request bodies as it allows (Retry-After: 1)",
   ),
 };
 
@@ -156,24 +167,29 @@ function routesOf(numbers: Numbers): Route[] {
 export interface FrontendRoutesOptions {
   /** The credential-free share of the process's request-body budget: a client key is no secret. */
   bodies: BodyBudget;
-  /** Where refused (413, 503) requests are counted; null when metrics are off. */
+  /** Each credential's evaluation body bytes per second: a POST's are charged to its client key. */
+  evalBytes: RateLimiter;
+  clock: Clock;
+  /** Where refused (413, 429, 503) requests are counted; null when metrics are off. */
   metrics: RouteCounts | null;
   numbers: Numbers;
 }
 
-export function unleashFrontendRoutes({ bodies, metrics, numbers }: FrontendRoutesOptions): EvalRoutes {
+export function unleashFrontendRoutes(options: FrontendRoutesOptions): EvalRoutes {
   return {
-    routes: routesOf(numbers),
+    routes: routesOf(options.numbers),
     workerModule: new URL('./frontend-evaluator.js', import.meta.url).href,
     internalErrorBody: kInternalErrorBody,
     revisionNotReachedBody: kRevisionNotReachedBody,
-    register: (app, queue) => registerFrontendRoutes(app, queue, bodies, metrics, numbers),
+    batchTimedOutBody: kBatchTimedOutBody,
+    register: (app, queue) => registerFrontendRoutes(app, queue, options),
   };
 }
 
-const kTooLargeBody = evalErrorBody('PAYLOAD_TOO_LARGE', bodyRefusal('tooLarge').detail);
+const kTooLargeBody = evalErrorBody('PAYLOAD_TOO_LARGE', kEvalBodyTooLarge);
 const kRefusals: QueueRefusals = {
   tooLarge: () => kTooLargeBody,
+  tooFast: tooManyRequestsBody(kEvalBodyTooFast),
   busy: evalErrorBody('SERVER_BUSY', bodyRefusal('busy').detail),
   overloaded: kOverloadedBody,
 };
@@ -181,11 +197,9 @@ const kRefusals: QueueRefusals = {
 function registerFrontendRoutes(
   app: TemplatedApp,
   queue: EvalQueue,
-  bodies: BodyBudget,
-  metrics: RouteCounts | null,
-  numbers: Numbers,
+  { bodies, evalBytes, clock, metrics, numbers }: FrontendRoutesOptions,
 ): void {
-  const parts = { queue, bodies, metrics };
+  const parts = { queue, bodies, evalBytes, clock, metrics };
   const overloaded = (res: PendingResponse, route: Route) => {
     metrics?.request(route, 503);
     queue.refuse(res, 503, kOverloadedBody, true);
@@ -199,9 +213,12 @@ function registerFrontendRoutes(
     if (!queue.add(res, route, name, query, extra)) overloaded(res, route);
   };
   const post = (route: Route) => (res: PendingResponse, req: HttpRequest) => {
-    const extra = `b${req.getHeader(kAuthorizationKey)}\n${req.getHeader(kIfNoneMatchKey)}`;
+    const authorization = req.getHeader(kAuthorizationKey);
+    const extra = `b${authorization}\n${req.getHeader(kIfNoneMatchKey)}`;
     const name = req.getParameter(0) ?? '';
-    queueWithBody(res, req.getHeader(kContentLengthKey), route, name, extra, 0, parts, kRefusals);
+    // Charged to the key as sent, prefixed apart from OFREP's addresses: an unknown key is refused by the
+    // worker before its body is parsed, so a flood under made-up keys costs no parsing.
+    queueWithBody(res, req.getHeader(kContentLengthKey), route, name, extra, 0, `k${authorization}`, parts, kRefusals);
   };
   const handlers = Object.fromEntries(
     Object.entries(kUnleashFrontendRoutes).map(([name, route]) => {

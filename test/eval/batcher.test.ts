@@ -14,6 +14,7 @@ import {
 import { DecodedRequests, ResultWriter, type EvalTask, type Route } from '../../src/eval-engine/protocol.js';
 import { routeNumbers } from '../../src/all-routes.js';
 import { evaluationApiSpec, kEvaluationApiRoutes } from '../../src/eval-engine/evaluation-api-routes.js';
+import { kBatchTimedOutDetail } from '../../src/eval-engine/bodies.js';
 import { waiterAt } from '../helpers/revision-waiter.js';
 
 const kNumbers = routeNumbers(kEvaluationApiRoutes);
@@ -104,6 +105,7 @@ class EchoRunner implements BatchRunner {
   }
 }
 
+const header = (res: FakeRes, name: string) => res.written?.headers.find(([k]) => k === name)?.[1];
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const settle = async () => {
   for (let i = 0; i < 5; i++) await turn();
@@ -348,26 +350,34 @@ t.test('bytes: a batch closes at maxBatchBytes, add() refuses past maxPendingByt
   t.equal(sizes[1], 64 * 1024, 'the next batch does not reuse the grown buffer');
 });
 
-t.test('a batch that never comes back is answered 500 after taskTimeoutMs; its late result is dropped', async (t) => {
-  const { runner, add, errors, batcher, inFlight } = setup({ taskTimeoutMs: 30, maxTasksInFlight: 1 });
-  runner.hold = true;
-  const a = add('a');
-  while (a.res.written === null) await new Promise((resolve) => setTimeout(resolve, 10));
-  t.equal(a.res.written.status, '500 Internal Server Error');
-  t.match(String(errors[0]), /not answered within 30 ms/);
-  t.equal(runner.aborted, 1, 'the task was cancelled, so the pool replaces its stuck worker');
-  t.equal(batcher.size, 0);
-  t.equal(inFlight.size, 0);
-  runner.hold = false;
-  const b = add('b');
-  await settle();
-  t.equal(b.res.written!.body, `${kRouteFlag}:b?`, 'the slot was freed');
-  runner.release();
-  await settle();
-  t.equal(errors.length, 1, 'the late answer of the first batch changes nothing');
-});
-
-const header = (res: FakeRes, name: string) => res.written?.headers.find(([k]) => k === name)?.[1];
+t.test(
+  'a batch that never comes back is answered 503 with Retry-After after taskTimeoutMs, every request of it; its late result is dropped',
+  async (t) => {
+    const { runner, add, errors, batcher, inFlight } = setup({ taskTimeoutMs: 30, maxTasksInFlight: 1 });
+    runner.hold = true;
+    // One batch, two projects' requests: whichever held the worker, neither is answered 500.
+    const a = add('a');
+    const other = add('other-project', '', kRouteProject);
+    while (a.res.written === null || other.res.written === null) await new Promise((resolve) => setTimeout(resolve, 10));
+    t.same(runner.tasks, [2], 'one batch');
+    for (const r of [a, other]) {
+      t.equal(r.res.written!.status, '503 Service Unavailable');
+      t.equal(header(r.res, 'Retry-After'), '1');
+      t.same(JSON.parse(r.res.written!.body), { error: 'Service unavailable', detail: kBatchTimedOutDetail });
+    }
+    t.match(String(errors[0]), /not answered within 30 ms/);
+    t.equal(runner.aborted, 1, 'the task was cancelled, so the pool replaces its stuck worker');
+    t.equal(batcher.size, 0);
+    t.equal(inFlight.size, 0);
+    runner.hold = false;
+    const b = add('b');
+    await settle();
+    t.equal(b.res.written!.body, `${kRouteFlag}:b?`, 'the slot was freed');
+    runner.release();
+    await settle();
+    t.equal(errors.length, 1, 'the late answer of the first batch changes nothing');
+  },
+);
 
 t.test('every answer of a batch names its revision; a later batch its own', async (t) => {
   const { runner, add } = setup();

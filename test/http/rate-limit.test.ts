@@ -11,6 +11,21 @@ t.test('allows `limit` requests per window, then refuses without counting', asyn
   t.equal(rl.take('b', at), true, 'other addresses have their own count');
 });
 
+t.test('weighted takes (bytes): a take that would pass the limit is refused whole and counts nothing', async (t) => {
+  // The evaluation body budget's shape: bytes per 1.2 s window, so `limit` in any second.
+  const rl = RateLimiter.create({ limit: 1000, windowMs: 1200 });
+  const at = 1_000_000;
+  t.equal(rl.take('k', at, 600), true);
+  t.equal(rl.take('k', at, 500), false, '600 + 500 is past 1000: refused');
+  t.equal(rl.take('k', at, 400), true, 'the refused take was not counted: 600 + 400 fits');
+  t.equal(rl.take('k', at, 1), false, 'the limit is reached');
+  t.equal(rl.take('other', at, 1000), true, 'another key has its own bytes');
+  t.equal(rl.take('k', at + 1199, 1), false, 'still within the window');
+  t.equal(rl.take('k', at + 1200, 1000), false, 'a second later only a sixth more (the burst bound) is taken');
+  t.equal(rl.take('k', at + 1200, 167), true);
+  t.equal(rl.take('k', at + 2600, 1000), true, "once those bytes are a window old, a whole second's share again");
+});
+
 t.test('the previous window still weighs on the next one (sliding window)', async (t) => {
   const rl = RateLimiter.create({ limit: 10 });
   for (let i = 0; i < 10; i++) t.equal(rl.take('a', 59_000), true);
