@@ -22,7 +22,8 @@ const kAtOnce = 6;
 
 t.setTimeout(10 * kHangMs);
 
-const { server, world } = await startWorldServer(t, { FLAGWIRE_EVAL_WORKERS: '2' });
+// Waves of large contexts from one address: its evaluation body bytes per second (eval-body-rate.test.ts's) lifted.
+const { server, world } = await startWorldServer(t, { FLAGWIRE_EVAL_WORKERS: '2', FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND: String(1024 ** 3) });
 const { ids, secrets } = world;
 const pid = server.proc.pid!;
 

@@ -9,8 +9,15 @@ import { listFlags } from '../../src/flag-records/flag-store.js';
 /** FLAGWIRE_LONG=1 (scripts/reliability-long.sh) runs the bigger versions of the crash-safety and fuzz tests. */
 export const kLong = process.env.FLAGWIRE_LONG === '1';
 
-/** Load and fuzzing send thousands of requests from one address: lift the rate limit and the lockout. */
-export const kUnlimited = { FLAGWIRE_RATE_LIMIT: '1000000000', FLAGWIRE_AUTH_FAIL_LIMIT: '1000000000' } as const;
+/**
+ * Load and fuzzing send thousands of requests from one address: lift the rate limit, the lockout and the
+ * address's evaluation body bytes per second (to its most, 1 GiB).
+ */
+export const kUnlimited = {
+  FLAGWIRE_RATE_LIMIT: '1000000000',
+  FLAGWIRE_AUTH_FAIL_LIMIT: '1000000000',
+  FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND: String(1024 ** 3),
+} as const;
 
 export interface RichWorld extends World {
   /** A multi-environment project whose environments are named like Object.prototype members. */
