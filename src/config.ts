@@ -34,7 +34,7 @@ export const Config = Type.Object({
   /** Addresses and CIDR ranges of reverse proxies whose X-Forwarded-For is believed (src/http/client-address.ts). */
   trustedProxies: Type.Array(Type.String({ minLength: 1 })),
   maxBufferedBodyBytes: Type.Integer({ minimum: 2 * 1024 * 1024 }),
-  /** Evaluation body bytes (OFREP's, the Unleash front-end API's POSTs) per second per credential (src/http/body.ts BodyBudgets). */
+  /** Evaluation body bytes past 4 KiB a body (OFREP's, the Unleash front-end API's POSTs) per second per credential (src/http/body.ts BodyBudgets). */
   evalBodyBytesPerSecond: Type.Integer({ minimum: 1024 * 1024 }),
   /** How long a web console session lasts from its sign-in (src/web-console/sessions.ts). */
   consoleSessionMs: Type.Integer({ minimum: 60_000 }),
@@ -153,7 +153,7 @@ const kSettings = {
 } as const satisfies Record<keyof Config, string>;
 
 const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
-const kDefaultEvalBodyBytesPerSecond = 8 * 1024 * 1024;
+const kDefaultEvalBodyBytesPerSecond = 1024 * 1024;
 
 function integer(setting: keyof Config, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(kSettings[setting], `"${raw}" is not a whole number`);
@@ -330,8 +330,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       2 * 1024 * 1024,
       1024 ** 4,
     ),
-    // At least 1 MiB, so a body at the evaluation cap always fits; 8 MiB by default, thousands of
-    // ordinary contexts a second per key (docs/operations.md: Evaluation work).
+    // At least 1 MiB, so a body at the evaluation cap always fits; 1 MiB by default: an ordinary
+    // context is not charged, and a key's large bodies reach the workers at about one at the cap a
+    // second (docs/operations.md: Evaluation work).
     evalBodyBytesPerSecond: integer(
       'evalBodyBytesPerSecond',
       env.FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND ?? String(kDefaultEvalBodyBytesPerSecond),

@@ -8,7 +8,9 @@
 // The cap and the credential's bytes are checked here, on the front-end thread, from the declared
 // Content-Length before anything of the body is read (a chunked body's bytes once it is read): a body no
 // context within the bound fits in (context-bounds.ts kMaxContextBodyBytes), or one key's flood of
-// bodies, never reaches a worker, whose time every project's evaluations share.
+// large bodies, never reaches a worker, whose time every project's evaluations share. Only a body's
+// bytes past kUnchargedBodyBytes are charged: an ordinary context costs a worker what any request does,
+// whatever the rate, so a busy key of small contexts is never refused for its bytes.
 import type { Clock } from '../clock.js';
 import type { BodyBudget } from '../http/body.js';
 import type { PendingResponse } from '../http/http.js';
@@ -41,6 +43,12 @@ export interface QueueParts {
   readonly metrics: Pick<RouteCounts, 'request'> | null;
 }
 
+/**
+ * A body's bytes not charged to its credential: an ordinary context, and as much as a GET's context, which
+ * travels in uWS's 4 KiB request head, uncharged.
+ */
+export const kUnchargedBodyBytes = 4096;
+
 /** Why a body past the evaluation cap is refused: every route set's 413 says the same. */
 export const kEvalBodyTooLarge =
   `The request body is larger than ${kMaxContextBodyBytes} bytes, more than any context within the bound takes: ` +
@@ -48,9 +56,9 @@ export const kEvalBodyTooLarge =
 
 /** Why a credential's body is refused for its rate: every route set's 429 says the same. */
 export const kEvalBodyTooFast =
-  'This client key (on OFREP, this client address) sent more evaluation body bytes in the last second than its share ' +
-  '(FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND); the body was not read. Retry after the Retry-After seconds, and send only ' +
-  'the attributes your flags read (docs/operations.md: Evaluation work).';
+  'This client key (on OFREP, this client address) sent more bytes of large evaluation bodies in the last second ' +
+  'than its share (FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND); the body was not read. Retry after the Retry-After seconds, ' +
+  'and send only the attributes your flags read (docs/operations.md: Evaluation work).';
 
 /**
  * Reads the body of a request of `route` and queues it (queue.add with `id`, `extra` and `minRevision`),
@@ -72,7 +80,11 @@ export function queueWithBody(
   // A declared body within the cap is charged before it is read; one past the cap is the reader's 413
   // and charges nothing. (A malformed length is NaN: the reader refuses it.)
   const declared = contentLength === '' ? 0 : Number(contentLength);
-  if (declared > 0 && declared <= kMaxContextBodyBytes && !evalBytes.take(credential, clock.now(), declared)) {
+  if (
+    declared > kUnchargedBodyBytes &&
+    declared <= kMaxContextBodyBytes &&
+    !evalBytes.take(credential, clock.now(), declared - kUnchargedBodyBytes)
+  ) {
     metrics?.request(route, 429);
     // A body within the cap is drained (kDrainBytes): the connection is kept.
     queue.refuse(res, 429, refusals.tooFast, true);
@@ -86,7 +98,8 @@ export function queueWithBody(
         let accepted: boolean;
         try {
           // A chunked body is charged once read: its length was not known before.
-          if (contentLength === '' && !evalBytes.take(credential, clock.now(), result.body.byteLength)) {
+          const size = result.body.byteLength;
+          if (contentLength === '' && size > kUnchargedBodyBytes && !evalBytes.take(credential, clock.now(), size - kUnchargedBodyBytes)) {
             metrics?.request(route, 429);
             queue.refuse(res, 429, refusals.tooFast, true);
             return;

@@ -251,8 +251,9 @@ export class BodyBudgets {
   readonly credentialFree: BodyBudget;
   readonly management: BodyBudget;
   /**
-   * Each credential's evaluation body bytes per second (an Unleash front-end API POST's client key, an
-   * OFREP POST's client address: OFREP has no credential), taken before the body is read
+   * Each credential's evaluation body bytes per second, those past an ordinary context's (an Unleash
+   * front-end API POST's client key, an OFREP POST's client address: OFREP has no credential), taken
+   * before the body is read
    * (src/eval-engine/queued-body.ts): one key sending large bodies fast is refused 429 past its share,
    * so it cannot spend the eval workers' time on parsing them, nor the credential-free share, that
    * every other key's requests need.

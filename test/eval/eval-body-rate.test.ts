@@ -2,10 +2,12 @@
 // FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND, src/http/body.ts BodyBudgets.evalBytes). One project's front-end
 // client key sending large bodies faster than its share is refused 429 with Retry-After, in the route's
 // own envelope, while another project's key is answered 200; OFREP's are charged to the client address.
+// Only a body's bytes past its first 4 KiB are charged: many small bodies, far past the share together,
+// are all answered.
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { kMaxContextChars } from '../../src/eval-engine/context-bounds.js';
-import { kEvalBodyTooFast } from '../../src/eval-engine/queued-body.js';
+import { kEvalBodyTooFast, kUnchargedBodyBytes } from '../../src/eval-engine/queued-body.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
@@ -23,6 +25,7 @@ const keyOf = (projectId: string, name: string): string =>
     received: jsonBody(JSON.stringify({ name, uses: ['frontend'] })),
   }).secret;
 const flooding = keyOf(ids.single, 'flooding');
+const chatty = keyOf(ids.single, 'chatty');
 const other = keyOf(ids.singleB, 'other');
 
 // A context within the bound, each character written \u0001 (six bytes): about 360 KB, under the cap.
@@ -62,4 +65,17 @@ t.test('OFREP: the client address past its share is refused 429 in its shape; a 
   t.equal(refused[0]!.headers.get('retry-after'), '1', 'Retry-After: 1');
   const answered = await post('/api/frontend/all', { context: { userId: 'u2' } }, { authorization: other });
   t.equal(answered.status, 200, 'a client key from the same address is charged to itself');
+});
+
+t.test('bodies within the uncharged bytes are never refused for their bytes, however many', async (t) => {
+  const small = { context: { userId: 'u'.repeat(kUnchargedBodyBytes - 100) } };
+  t.ok(JSON.stringify(small).length <= kUnchargedBodyBytes, 'each body is within the uncharged bytes');
+  // Together past the share, sent at once: charged whole, most would be refused.
+  const count = Math.ceil((1.5 * kShare) / kUnchargedBodyBytes);
+  const replies = await Promise.all(Array.from({ length: count }, () => post('/api/frontend/all', small, { authorization: chatty })));
+  t.same(
+    replies.map((r) => r.status),
+    Array(count).fill(200),
+    `all ${count} answered`,
+  );
 });
