@@ -24,8 +24,8 @@ export const kMaxContextDepth = 16;
  * written compactly, as JSON.stringify writes it: each character of a key or string at most 6 bytes (a
  * control character or lone surrogate is written `\uXXXX`), each key or item at most 32 bytes more (its
  * quotes, colon and comma, and a number's text, at most 24 characters), and 4 KiB for the body's other
- * fields. A larger body cannot carry a context the bound lets through, so reading it and parsing it on a
- * worker (which a 900 KB `userId` made cost the worker more than the refusal saved) buys nothing.
+ * fields. A larger body cannot carry a context the bound lets through: reading it on the front-end
+ * thread and parsing it on a worker would only spend time every project's evaluations share.
  */
 export const kMaxContextBodyBytes = kMaxContextChars * 6 + kMaxContextValues * 32 + 4096;
 /** Why a context is refused: every route's detail says the same. */
