@@ -10,8 +10,8 @@
 // Bounded (issue 42, docs/operations.md: Evaluation work): a context past the bound every evaluation
 // route applies (src/eval-engine/context-bounds.ts) is refused with INVALID_CONTEXT before any flag is
 // evaluated. What a rule may then build from it is bounded by src/targeting/work-budget.ts. (The body
-// itself is at most 1 MiB, src/http/body.ts, and within the JSON bounds, src/http/json-bounds.ts, before
-// it is parsed.)
+// itself is at most what a context within the bound takes, kMaxContextBodyBytes, refused before it is
+// read, and within the JSON bounds, src/http/json-bounds.ts, before it is parsed.)
 import type { UnleashFields } from '../unleash-rules/constraints.js';
 import { FlatUnleashFields } from '../unleash-rules/fields.js';
 import { kContextTooLarge, withinContextBounds } from '../eval-engine/context-bounds.js';
