@@ -1,5 +1,6 @@
 // The page behind `{docs_url}`: one anchor per error, saying what causes it and how to fix it.
 import { kErrors, type ErrorCode } from '../errors.js';
+import { kMaxContextBodyBytes } from '../eval-engine/context-bounds.js';
 
 const kExplain: Record<ErrorCode, string> = {
   INVALID_REQUEST:
@@ -32,7 +33,7 @@ const kExplain: Record<ErrorCode, string> = {
     'An approval named the version of the change request its approver saw (`ifVersion`, If-Match, `--version`), and its author has edited it since, so what it would apply is not what was approved. Nothing was recorded. Read the request again (its diff and its `version`), and approve that version if it is still right.',
   PRECONDITION_FAILED:
     "A change of a flag named the version it was read at (If-Match with the ETag its GET answered, the command line's `--if-version`), and the flag has changed since: someone else changed it, in this environment or another. Nothing was applied. Read the flag again (its GET answers its new ETag), check your change against what it is now, and send it again with the new ETag if it is still right.",
-  PAYLOAD_TOO_LARGE: 'The request body is over 1 MiB. Send a smaller body.',
+  PAYLOAD_TOO_LARGE: `The request body is over 1 MiB, or, on Unleash's front-end API, over ${kMaxContextBodyBytes} bytes: the most an evaluation context within its bound takes (docs/operations.md: Evaluation work). Send a smaller body.`,
   TOO_MANY_AUTH_FAILURES:
     'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',
   TOO_MANY_EVENTS:
