@@ -19,10 +19,17 @@ export interface FieldChanges {
   readonly set: [FieldPath, unknown][];
 }
 
-/** What changed from `before` to `after`; null when `after` is another value altogether (it is then kept whole). */
+/**
+ * Past this many fields changed, the record is kept whole: each change names its path from the record
+ * down, so a list rewritten item by item (a large fragment's new rule) weighed more as changes than the
+ * whole record, and took the writer longer to find.
+ */
+const kMaxFieldChanges = 1000;
+
+/** What changed from `before` to `after`; null when `after` is another value altogether, or most of it changed (it is then kept whole). */
 export function recordChanges(before: unknown, after: unknown): FieldChanges | null {
   const changes: FieldChanges = { unset: [], set: [] };
-  compare(before, after, [], changes);
+  if (!compare(before, after, [], changes)) return null;
   return changes.set.some(([path]) => path.length === 0) ? null : changes;
 }
 
@@ -50,21 +57,27 @@ export function patchedRecord(before: unknown, changes: FieldChanges): unknown {
   return root.value;
 }
 
-function compare(before: unknown, after: unknown, path: FieldPath, out: FieldChanges): void {
-  if (Object.is(before, after)) return;
+/** Adds what changed from `before` to `after` at `path` to `out`; false once past kMaxFieldChanges (`out` is then incomplete). */
+function compare(before: unknown, after: unknown, path: FieldPath, out: FieldChanges): boolean {
+  if (Object.is(before, after)) return true;
   if (isPlainObject(before) && isPlainObject(after) && keepsOrder(before, after)) {
     for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) out.unset.push([...path, key]);
     for (const key of Object.keys(after)) {
-      if (Object.hasOwn(before, key)) compare(before[key], after[key], [...path, key], out);
-      else out.set.push([[...path, key], after[key]]);
+      if (!Object.hasOwn(before, key)) out.set.push([[...path, key], after[key]]);
+      else if (!compare(before[key], after[key], [...path, key], out)) return false;
     }
-    return;
+    return withinBudget(out);
   }
   if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
-    for (let i = 0; i < after.length; i++) compare(before[i], after[i], [...path, i], out);
-    return;
+    for (let i = 0; i < after.length; i++) if (!compare(before[i], after[i], [...path, i], out)) return false;
+    return true;
   }
   out.set.push([path, after]);
+  return withinBudget(out);
+}
+
+function withinBudget(out: FieldChanges): boolean {
+  return out.set.length + out.unset.length <= kMaxFieldChanges;
 }
 
 /** Whether `before`'s fields that `after` keeps come first in `after`, in the same order (so removals and additions rebuild its order). */

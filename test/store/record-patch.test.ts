@@ -111,4 +111,14 @@ t.test('their size follows what changed, not the record', async (t) => {
   t.equal(recordChanges(big, reordered), null, 'its fields in another order: kept whole, so a copy keeps the order');
   const inner = { ...big, variants: { small: 'y', big: big.variants.big } };
   t.strictSame(recordChanges(big, inner), { unset: [], set: [[['variants'], inner.variants]] }, 'likewise an inner object');
+  // A list rewritten item by item (a large fragment's new rule, issue 96): as changes, each item with its
+  // path, it weighs more than the whole record; kept whole instead, as soon as that is clear.
+  const list = (k: number) => ({
+    projectId: 'prj_1',
+    rule: { in: [{ var: 'plan' }, Array.from({ length: 5000 }, (_, i) => `p${k}-${i}`)] },
+  });
+  t.equal(recordChanges(list(0), list(1)), null, 'most of it changed: kept whole');
+  const few = list(0);
+  few.rule.in[1] = (few.rule.in[1] as string[]).map((item, i) => (i < 10 ? `changed-${i}` : item));
+  t.equal(recordChanges(list(0), few)?.set.length, 10, 'a few items changed: those items');
 });
