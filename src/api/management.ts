@@ -28,7 +28,7 @@ import { kManagementRoutesOutsideApi, matchManagementRoute, type ManagementMatch
 import { kRoutes, registerRoutes } from '../routes/route-table.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
-import type { Planner } from '../flags-as-code/planner.js';
+import type { SideThread } from '../side-work/side-thread.js';
 import type { EventCounter } from '../events/event-counter.js';
 import type { UsageSink } from '../eval-engine/usage.js';
 import type { ChangeFeed } from '../stream/change-feed.js';
@@ -42,8 +42,8 @@ import { matchesIfNoneMatch } from '../http/entity-tags.js';
 export interface ManagementDeps {
   store: SnapshotReader;
   writer: WriterClient;
-  /** Plans of flag files, on a thread of their own (src/flags-as-code/planner.ts). */
-  planner: Planner;
+  /** Work that grows with a request's body and reads the store: a flag file's plan, a fragment's change prepared (src/side-work). */
+  sideThread: SideThread;
   /** The tally file of events (src/events/event-counter.ts). */
   events: EventCounter;
   /** Flag usage counted outside the eval workers (src/eval-engine/usage.ts: Unleash's SDKs' reports). */

@@ -59,6 +59,11 @@ export function apiFlagsPlan(r: StoreReader, project: Project, received: Receive
   return plan(r, project, receivedDocument(received), prune, 'api').result;
 }
 
+/** The Management API's plan as a job of the side thread (src/side-work): the file as the request's body. */
+export function planJob(r: StoreReader, input: { projectId: string; received: ReceivedBody; prune: boolean }): PlanResult {
+  return apiFlagsPlan(r, requireProject(r, input.projectId), input.received, input.prune);
+}
+
 /** What an apply insists on: the plan someone saw (docs/flags-as-code.md, "A saved plan"). */
 export interface ApplyConditions {
   /** Refuse when the project revision is no longer this one (a lost update otherwise): apply's `ifRevision`. */

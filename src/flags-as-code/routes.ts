@@ -1,6 +1,7 @@
 // The flags-as-code capability's Management API routes: a project's flags as a file (export), and a file
 // planned and applied (docs/flags-as-code.md).
 import { JsonText } from '../routes/handler.js';
+import { movableBuffers } from '../model/request-body.js';
 import { tokenPrincipal } from '../routes/route-helpers.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
@@ -96,8 +97,10 @@ export const kFlagsAsCodeApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     handler: {
       kind: 'write',
       permission: 'read',
-      async run(request, auth, received, release, { planner }) {
-        const { value, storeRevision } = await planner.plan(auth.project.id, received, booleanParam(request.query, 'prune'), release);
+      async run(request, auth, received, release, { sideThread }) {
+        const input = { projectId: auth.project.id, received, prune: booleanParam(request.query, 'prune') };
+        // The body is moved, not copied: the request hands it over whole (ReceivedBody).
+        const { value, storeRevision } = await sideThread.run('plan', input, { move: movableBuffers(received), release });
         return { status: 200, value, storeRevision };
       },
     },

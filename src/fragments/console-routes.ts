@@ -5,7 +5,7 @@ import { projectAccess } from '../console-route/access.js';
 import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/call.js';
 import { kFragmentCommands } from './command-table.js';
 import { fragmentUses, fragmentView } from './fragment-commands.js';
-import { checkFragmentRule } from './rule-checker.js';
+import { putPrepared } from './fragment-prepare.js';
 import { listFragments } from '../flag-records/fragment-records.js';
 
 export function fragmentsView(call: ApiCall) {
@@ -28,27 +28,22 @@ export const kFragmentConsoleRoutes: readonly ApiRoute[] = [
   {
     method: 'POST',
     pattern: 'projects/:projectId/fragments',
+    // As the API's: prepared on the side thread (fragment-prepare.ts).
     run: (call) =>
-      call.writer.call(kFragmentCommands.fragmentCreate, {
-        principal: call.principal,
-        projectId: projectOf(call),
-        received: requireReceived(call),
-      }),
+      putPrepared(
+        call,
+        kFragmentCommands.fragmentCreate,
+        { principal: call.principal, projectId: projectOf(call) },
+        requireReceived(call),
+        null,
+      ),
   },
   {
     method: 'POST',
     pattern: 'projects/:projectId/fragments/:name',
-    run: async (call) => {
-      const received = requireReceived(call);
-      // As the API's: the rule's own check off the writer thread (rule-checker.ts).
-      const ruleProblems = (await checkFragmentRule(received)) ?? undefined;
-      return call.writer.call(kFragmentCommands.fragmentUpdate, {
-        principal: call.principal,
-        projectId: projectOf(call),
-        name: call.params.name!,
-        received,
-        ruleProblems,
-      });
+    run: (call) => {
+      const input = { principal: call.principal, projectId: projectOf(call), name: call.params.name! };
+      return putPrepared(call, kFragmentCommands.fragmentUpdate, input, requireReceived(call), null);
     },
   },
   {

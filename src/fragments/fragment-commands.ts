@@ -1,8 +1,10 @@
 // Shared fragments as writer commands: made, changed and deleted by a token, a person or the operator
 // (one command each, given who asks as a Principal), audited, and heard by webhooks as flag changes.
 // A fragment decides the answers of every flag whose rule names it, in every environment, so the rules
-// that keep those flags loadable are checked here, in the transaction that writes: a change is checked
-// with every flag that uses it, and a fragment in use is not deleted.
+// that keep those flags loadable are checked with every flag that uses it, and a fragment in use is not
+// deleted. Those checks read the store and grow with the rule's size: for the Management API's and the
+// console's changes they are made before the writer's transaction, on the side thread
+// (fragment-prepare.ts), and the writer only verifies that the project did not change since.
 import { type Actor, actorInProject, type Principal } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import type { Flag, TypedVariants } from '../model/flags.js';
@@ -18,12 +20,12 @@ import { fragmentRefsProblem } from '../flags/fragment-refs.js';
 import {
   fragmentRules,
   kFragmentRecords,
-  listFragments,
   projectFragments,
   type Fragment,
   type FragmentRules,
   type ProjectFragments,
 } from '../flag-records/fragment-records.js';
+import type { PreparedFragmentPut } from './fragment-prepare.js';
 import { FragmentCreate, type FragmentBody, type FragmentDeleted, FragmentUpdate, kFragmentNamePattern } from './schemas.js';
 import { listFlags } from '../flag-records/flag-store.js';
 
@@ -116,13 +118,12 @@ function usesProblems(w: StoreReader, projectId: string, name: string, fragments
 }
 
 /**
- * Writes the project's fragments, by name. The record's version always moves (two changes in one
- * millisecond included): the project's configuration tag names it, and a provider's flag set is rebuilt
- * only when that tag moves.
+ * Writes the project's fragments, by name, over the record `previous` (its version; 0: none). The
+ * record's version always moves (two changes in one millisecond included): the project's configuration
+ * tag names it, and a provider's flag set is rebuilt only when that tag moves.
  */
-function store(w: StoreWriter, project: Project, fragments: Fragment[], now: number): void {
+function store(w: StoreWriter, project: Project, fragments: Fragment[], previous: number, now: number): void {
   const sorted = [...fragments].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const previous = projectFragments(w, project.id)?.updatedAt ?? 0;
   const record: ProjectFragments = { projectId: project.id, fragments: sorted, updatedAt: Math.max(now, previous + 1) };
   w.putKeyed(kFragmentRecords, record);
 }
@@ -162,11 +163,53 @@ export function fragmentNameProblem(name: string): string | null {
 }
 
 /**
+ * What making the fragment `name`, or changing its rule, to `rule` would do to the project's fragments
+ * `current` as `r` holds them: nothing (the same rule), a refusal (each problem), or a change. Checked:
+ * the rule, the project's bound, and, for a change, every flag that uses it with the new rule (each
+ * flag's problem named). It reads only: the side thread makes it before the writer's transaction
+ * (fragment-prepare.ts), as the writer does for the callers that check in the transaction.
+ */
+export function checkFragmentPut(
+  r: StoreReader,
+  projectId: string,
+  current: readonly Fragment[],
+  name: string,
+  rule: Record<string, unknown>,
+): FragmentCheck {
+  const old = current.find((f) => f.name === name);
+  if (old !== undefined && sameJson(old.rule, rule)) return { kind: 'unchanged' };
+  const nameProblem = fragmentNameProblem(name);
+  const next = withRule(current, name, rule);
+  const rules = fragmentRules({ projectId, fragments: next, updatedAt: 0 });
+  // The project's count first (a new fragment has no use yet): it costs a walk of its flags' rules as
+  // written, and past it nothing else is worth the time: the rule's own check grows with its size, and
+  // each flag's compiles the fragment into it.
+  const refs = old === undefined || nameProblem !== null ? null : fragmentRefsProblem(r, projectId, rules);
+  const problems =
+    nameProblem !== null
+      ? [nameProblem]
+      : refs !== null
+        ? [`used by ${fragmentUses(r, projectId, name).map(useText).join(', ')}: ${refs}`]
+        : fragmentRuleProblems(rule);
+  if (problems.length === 0) problems.push(...boundProblems(next));
+  if (problems.length === 0 && old !== undefined) problems.push(...usesProblems(r, projectId, name, rules));
+  return problems.length > 0 ? { kind: 'refused', problems } : { kind: 'change' };
+}
+
+/** What checkFragmentPut found. */
+export type FragmentCheck = { kind: 'unchanged' } | { kind: 'refused'; problems: string[] } | { kind: 'change' };
+
+/** `current` with the fragment `name`'s rule as `rule` (added when absent): for the checks, which read rules alone. */
+function withRule(current: readonly Fragment[], name: string, rule: Record<string, unknown>): Fragment[] {
+  const old = current.find((f) => f.name === name);
+  if (old === undefined) return [...current, { name, rule, createdAt: 0, updatedAt: 0 }];
+  return current.map((f) => (f === old ? { ...f, rule } : f));
+}
+
+/**
  * The fragment `name` of `project` made, or its rule changed, by an actor already resolved (the
- * commands below, an import's, flags as code's): the rule checked, the project's bound, and, for a
- * change, every flag that uses it checked with the new rule (each flag's problem named). The same rule
- * writes nothing. `ruleProblems`: the rule's own (fragmentRuleProblems), found before the command was
- * sent, off the writer thread (rule-checker.ts); absent, they are found here.
+ * commands below, an import's, flags as code's): checked (checkFragmentPut) and written in the
+ * transaction. The same rule writes nothing.
  */
 export function putFragmentAs(
   w: StoreWriter,
@@ -175,77 +218,117 @@ export function putFragmentAs(
   name: string,
   rule: Record<string, unknown>,
   now: number,
-  ruleProblems?: readonly string[],
 ): FragmentOutcome {
-  const current = listFragments(w, project.id);
+  const record = projectFragments(w, project.id);
+  const check = checkFragmentPut(w, project.id, record?.fragments ?? [], name, rule);
+  return writeFragmentPut(w, project, actor, record, name, rule, check, now).outcome;
+}
+
+/**
+ * Writes what `check` found for `rule` over `record` (the project's fragments as the writer holds
+ * them): nothing, the refusal, or the fragment made or changed, and audited. The fragment as it is after.
+ */
+export function writeFragmentPut(
+  w: StoreWriter,
+  project: Project,
+  actor: Actor,
+  record: ProjectFragments | undefined,
+  name: string,
+  rule: Record<string, unknown>,
+  check: FragmentCheck,
+  now: number,
+): { outcome: FragmentOutcome; fragment: Fragment } {
+  const current = record?.fragments ?? [];
   const old = current.find((f) => f.name === name);
-  if (old !== undefined && sameJson(old.rule, rule)) return 'unchanged';
-  const nameProblem = fragmentNameProblem(name);
+  if (check.kind === 'refused') throw new FlagwireError('INVALID_REQUEST', check.problems.join('; '));
+  if (check.kind === 'unchanged' && old !== undefined) return { outcome: 'unchanged', fragment: old };
   const fragment: Fragment =
     old === undefined ? { name, rule, createdAt: now, updatedAt: now } : { ...old, rule, updatedAt: Math.max(now, old.updatedAt + 1) };
   const next = old === undefined ? [...current, fragment] : current.map((f) => (f === old ? fragment : f));
-  const rules = fragmentRules({ projectId: project.id, fragments: next, updatedAt: now });
-  // The project's count first (a new fragment has no use yet): it costs a walk of its flags' rules as
-  // written, and past it nothing else is worth the writer's time, which every project's changes wait
-  // for: the rule's own check costs about 0.4 s per MiB, and each flag's compiles the fragment into it.
-  const refs = old === undefined || nameProblem !== null ? null : fragmentRefsProblem(w, project.id, rules);
-  const problems =
-    nameProblem !== null
-      ? [nameProblem]
-      : refs !== null
-        ? [`used by ${fragmentUses(w, project.id, name).map(useText).join(', ')}: ${refs}`]
-        : [...(ruleProblems ?? fragmentRuleProblems(rule))];
-  if (problems.length === 0) problems.push(...boundProblems(next));
-  if (problems.length === 0 && old !== undefined) problems.push(...usesProblems(w, project.id, name, rules));
-  if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
-  store(w, project, next, now);
+  store(w, project, next, record?.updatedAt ?? 0, now);
   audit(w, actor, project, old === undefined ? 'fragment.create' : 'fragment.update', name, old?.rule ?? null, rule, now);
-  return old === undefined ? 'created' : 'updated';
+  return { outcome: old === undefined ? 'created' : 'updated', fragment };
 }
 
-export interface FragmentCreateInput {
+/** The body of a fragment's making or change: as received (checked here), or prepared before the transaction (fragment-prepare.ts). */
+export type FragmentPutBody = { received: ReceivedBody; prepared?: undefined } | { prepared: PreparedFragmentPut; received?: undefined };
+
+export type FragmentCreateInput = FragmentPutBody & {
   principal: Principal;
   /** The project, for a person or the operator (a token makes fragments in its own project). */
   projectId: string;
-  /** `{name, rule}` as received; the console and the command line send theirs as JSON (jsonBody). */
-  received: ReceivedBody;
+};
+
+/** A fragment's `{name, rule}` body read and checked against the schema (a refusal throws). */
+export function readCreateBody(received: ReceivedBody): { name: string; rule: Record<string, unknown> } {
+  return checkedBody(received, kCreateValidator);
+}
+
+/** A fragment change's `{rule}` body read and checked against the schema (a refusal throws). */
+export function readUpdateBody(received: ReceivedBody): Record<string, unknown> {
+  return checkedBody(received, kUpdateValidator).rule;
+}
+
+/** Why a fragment cannot be made under a name already taken: that, and the rule's own problems. */
+export function takenNameProblems(name: string, rule: Record<string, unknown>): string[] {
+  return [`a shared fragment named "${name}" already exists in this project`, ...fragmentRuleProblems(rule)];
 }
 
 export function fragmentCreate(w: StoreWriter, input: FragmentCreateInput, now: number): FragmentBody {
   const { project, actor } = actingOn(w, input.principal, input.projectId, now);
-  const body = checkedBody(input.received, kCreateValidator);
-  if (listFragments(w, project.id).some((f) => f.name === body.name)) {
-    const problems = [`a shared fragment named "${body.name}" already exists in this project`, ...fragmentRuleProblems(body.rule)];
-    throw new FlagwireError('INVALID_REQUEST', problems.join('; '));
+  const record = projectFragments(w, project.id);
+  if (input.prepared !== undefined) {
+    const { check, rule } = preparedPut(w, project.id, input.prepared);
+    return fragmentView(writeFragmentPut(w, project, actor, record, input.prepared.name, rule, check, now).fragment);
   }
-  putFragmentAs(w, project, actor, body.name, body.rule, now);
-  return fragmentView(requireFragment(w, project.id, body.name));
+  const body = readCreateBody(input.received);
+  if (record?.fragments.some((f) => f.name === body.name))
+    throw new FlagwireError('INVALID_REQUEST', takenNameProblems(body.name, body.rule).join('; '));
+  const check = checkFragmentPut(w, project.id, record?.fragments ?? [], body.name, body.rule);
+  return fragmentView(writeFragmentPut(w, project, actor, record, body.name, body.rule, check, now).fragment);
 }
 
-export interface FragmentUpdateInput {
+export type FragmentUpdateInput = FragmentPutBody & {
   principal: Principal;
   projectId: string;
   name: string;
-  /** `{rule}` as received. */
-  received: ReceivedBody;
-  /** The rule's own problems, found from the same bytes off the writer thread (rule-checker.ts); absent: found here. */
-  ruleProblems?: string[];
-}
+};
 
-/** A fragment's new rule (putFragmentAs's checks); another project's fragment, or none, is not found. */
+/** A fragment's new rule (checkFragmentPut's checks); another project's fragment, or none, is not found. */
 export function fragmentUpdate(w: StoreWriter, input: FragmentUpdateInput, now: number): FragmentBody {
   const { project, actor } = actingOn(w, input.principal, input.projectId, now);
-  requireFragment(w, project.id, input.name);
-  const body = checkedBody(input.received, kUpdateValidator);
-  putFragmentAs(w, project, actor, input.name, body.rule, now, input.ruleProblems);
-  return fragmentView(requireFragment(w, project.id, input.name));
+  const record = projectFragments(w, project.id);
+  if (!record?.fragments.some((f) => f.name === input.name)) throw fragmentNotFound();
+  const { check, rule } =
+    input.prepared !== undefined ? preparedPut(w, project.id, input.prepared) : checkedPut(w, record, input.name, input.received);
+  return fragmentView(writeFragmentPut(w, project, actor, record, input.name, rule, check, now).fragment);
 }
 
-function requireFragment(r: Pick<StoreReader, 'getKeyed'>, projectId: string, name: string): Fragment {
-  const fragment = listFragments(r, projectId).find((f) => f.name === name);
-  if (fragment === undefined) throw fragmentNotFound();
-  return fragment;
+/** A change's body read and checked here, in the transaction: the callers that prepare nothing (the command line). */
+function checkedPut(w: StoreReader, record: ProjectFragments, name: string, received: ReceivedBody) {
+  const rule = readUpdateBody(received);
+  return { check: checkFragmentPut(w, record.projectId, record.fragments, name, rule), rule };
 }
+
+/**
+ * What was prepared before the transaction, taken as found while the project is as it was read then:
+ * its newest audit entry the same (every change to its flags, audiences and fragments is audited).
+ * Otherwise nothing is applied and the change is refused as out of date; the routes prepare it again.
+ */
+function preparedPut(
+  w: StoreReader,
+  projectId: string,
+  prepared: PreparedFragmentPut,
+): { check: FragmentCheck; rule: Record<string, unknown> } {
+  if (w.lastAuditSeq(projectId) !== prepared.at) throw new FlagwireError('REVISION_CONFLICT', kPreparedOutOfDate);
+  // Bytes JSON.stringify wrote from a rule already checked: the native parse is the whole cost here.
+  const rule = prepared.check.kind === 'change' ? (JSON.parse(new TextDecoder().decode(prepared.rule)) as Record<string, unknown>) : {};
+  return { check: prepared.check, rule };
+}
+
+/** The refusal of a prepared change whose project changed before the writer took it. */
+export const kPreparedOutOfDate =
+  "The project's flags or shared fragments changed while this change was being checked, and nothing was applied: send it again.";
 
 export interface FragmentDeleteInput {
   principal: Principal;
@@ -261,8 +344,9 @@ export function fragmentDelete(w: StoreWriter, input: FragmentDeleteInput, now: 
 
 /** The fragment `name` deleted by an actor already resolved, unless a flag's rule still names it (each such flag named). */
 export function deleteFragmentAs(w: StoreWriter, project: Project, actor: Actor, name: string, now: number): FragmentDeleted {
-  const current = listFragments(w, project.id);
-  const old = requireFragment(w, project.id, name);
+  const record = projectFragments(w, project.id);
+  const old = record?.fragments.find((f) => f.name === name);
+  if (record === undefined || old === undefined) throw fragmentNotFound();
   const uses = fragmentUses(w, project.id, old.name);
   if (uses.length > 0) {
     throw new FlagwireError(
@@ -273,7 +357,8 @@ export function deleteFragmentAs(w: StoreWriter, project: Project, actor: Actor,
   store(
     w,
     project,
-    current.filter((f) => f.name !== old.name),
+    record.fragments.filter((f) => f.name !== old.name),
+    record.updatedAt,
     now,
   );
   audit(w, actor, project, 'fragment.delete', old.name, old.rule, null, now);

@@ -2,10 +2,10 @@
 // made, changed and deleted (docs/api.md: Shared fragments). Another project's fragment is not found.
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
-import { projectBodyWrite, tokenPrincipal } from '../routes/route-helpers.js';
+import { tokenPrincipal } from '../routes/route-helpers.js';
 import { kFragmentCommands } from './command-table.js';
 import { fragmentView } from './fragment-commands.js';
-import { checkFragmentRule } from './rule-checker.js';
+import { putPrepared } from './fragment-prepare.js';
 import { listFragments } from '../flag-records/fragment-records.js';
 import { FragmentBody, FragmentCreate, FragmentDeleted, FragmentList, FragmentUpdate } from './schemas.js';
 
@@ -38,9 +38,16 @@ export const kFragmentApiRoutes: Readonly<Record<string, ManagementRouteSpec>> =
       tag: 'Management API',
       summary: 'Make a shared fragment of the token\'s project: a named rule that flag rules use as {"$ref": NAME}',
       request: { schema: FragmentCreate, required: true },
-      responses: { '201': json(FragmentBody, 'Made'), ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]) },
+      responses: { '201': json(FragmentBody, 'Made'), ...apiErrors([400, 401, 402, 403, 409, 413, 429, 500, 503]) },
     },
-    handler: projectBodyWrite(kFragmentCommands.fragmentCreate, 201),
+    handler: {
+      kind: 'write',
+      async run(_request, auth, received, release, deps) {
+        // Prepared on the side thread, so that the writer does no work that grows with the rule (fragment-prepare.ts).
+        const input = { principal: tokenPrincipal(auth), projectId: auth.project.id };
+        return { status: 201, value: await putPrepared(deps, kFragmentCommands.fragmentCreate, input, received, release) };
+      },
+    },
   },
   apiUpdateFragment: {
     method: 'patch',
@@ -53,15 +60,14 @@ export const kFragmentApiRoutes: Readonly<Record<string, ManagementRouteSpec>> =
       summary: "Change a shared fragment's rule: every flag that uses it answers by the new rule (checked with each of them first)",
       parameters: [kNameParam],
       request: { schema: FragmentUpdate, required: true },
-      responses: { '200': json(FragmentBody, 'Changed (or already so)'), ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]) },
+      responses: { '200': json(FragmentBody, 'Changed (or already so)'), ...apiErrors([400, 401, 402, 403, 404, 409, 413, 429, 500, 503]) },
     },
     handler: {
       kind: 'write',
       async run(request, auth, received, release, deps) {
-        // The rule's own check, which grows with its size, is done off the writer thread (rule-checker.ts).
-        const ruleProblems = (await checkFragmentRule(received)) ?? undefined;
-        const input = { principal: tokenPrincipal(auth), projectId: auth.project.id, name: request.params.name!, received, ruleProblems };
-        return { status: 200, value: await deps.writer.call(kFragmentCommands.fragmentUpdate, input, release) };
+        // As the making's: prepared on the side thread (fragment-prepare.ts).
+        const input = { principal: tokenPrincipal(auth), projectId: auth.project.id, name: request.params.name! };
+        return { status: 200, value: await putPrepared(deps, kFragmentCommands.fragmentUpdate, input, received, release) };
       },
     },
   },

@@ -33,7 +33,7 @@ export interface ApiRequest {
 
 /**
  * What capabilities hand their routes beside the store and the writer, each adding its own key where it
- * declares the service (declaration merging: src/flags-as-code/planner.ts adds the planner), so this
+ * declares the service (declaration merging: src/side-work/side-thread.ts adds the side thread), so this
  * module names no capability.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: its keys are added by the capabilities that declare a service

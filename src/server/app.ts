@@ -103,6 +103,7 @@ export function createApp(deps: AppDeps): uWS.TemplatedApp {
       bodies: deps.consoleBodies,
       signInLimits: deps.signInLimits,
       events: deps.events,
+      sideThread: deps.sideThread,
     });
   for (const feature of deps.features ?? []) feature.register(app);
   const notFound = Buffer.from(JSON.stringify(errorBody(new FlagwireError('NOT_FOUND', 'No such route.'))));

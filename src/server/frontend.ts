@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 import { kTestSwitches } from '../test-switches.js';
 import { routeNumbers } from '../all-routes.js';
 import { evaluationApiRoutes, kEvaluationApiRoutes } from '../eval-engine/evaluation-api-routes.js';
-import { Planner } from '../flags-as-code/planner.js';
+import { SideThread } from '../side-work/side-thread.js';
 import { EventCounter } from '../events/event-counter.js';
 import { createEvaluation, type Evaluation } from '../eval-engine/service.js';
 import type { BodyBudgets } from '../http/body.js';
@@ -153,12 +153,12 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   const faults = kTestSwitches.hooks ? new Faults() : null;
   // The Management API's reads go through a memo renewed per request (src/store/memo-reader.ts).
   const reader = new MemoReader(store);
-  const planner = new Planner(config.dataDir);
+  const sideThread = new SideThread(config.dataDir);
   const events = new EventCounter(config, log, clock);
   const deps = {
     store: faults === null ? reader : withFaults(reader, faults),
     writer,
-    planner,
+    sideThread,
     events,
     clock,
     config,
@@ -209,7 +209,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
       revisions.close();
       await evaluation.close();
       await activity.stop();
-      await planner.close();
+      await sideThread.close();
       await events.close();
       app.close();
     },

@@ -84,6 +84,12 @@ export interface StoreReader {
   listTokens(projectId: string): Token[];
   /** Newest first. */
   listAudit(projectId: string, page: AuditPage): AuditEntry[];
+  /**
+   * The sequence number of the project's newest audit entry (0: none), read without reading the entry:
+   * every change to a project's flags, audiences and fragments is audited, so a check made at one value
+   * still holds while it has not moved (a fragment change prepared before the writer's transaction).
+   */
+  lastAuditSeq(projectId: string): number;
   getActivity(tokenId: string): TokenActivity | undefined;
   /** A record of a simple kind (keyedRecords) by its key; undefined when absent (or its database is not in the file). */
   getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined;

@@ -236,6 +236,12 @@ export abstract class LmdbRecords implements StoreWriter {
     return [...this.db.audit.getRange({ start, end: [projectId, -1], reverse: true, limit: page.limit }).map(({ value }) => value)];
   }
 
+  lastAuditSeq(projectId: string): number {
+    if (tooLong(projectId)) return 0;
+    const [newest] = this.db.audit.getKeys({ start: [projectId, Number.MAX_SAFE_INTEGER], end: [projectId, -1], reverse: true, limit: 1 });
+    return newest?.[1] ?? 0;
+  }
+
   getActivity(tokenId: string): TokenActivity | undefined {
     return tooLong(tokenId) ? undefined : this.db.activity.get(tokenId);
   }

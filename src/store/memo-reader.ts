@@ -162,6 +162,9 @@ export class MemoReader implements SnapshotReader {
   listAudit(projectId: string, page: AuditPage): AuditEntry[] {
     return this.store.listAudit(projectId, page);
   }
+  lastAuditSeq(projectId: string): number {
+    return this.store.lastAuditSeq(projectId);
+  }
   getActivity(tokenId: string): TokenActivity | undefined {
     return this.store.getActivity(tokenId);
   }

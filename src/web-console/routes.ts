@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { EventCounter } from '../events/event-counter.js';
+import type { SideThread } from '../side-work/side-thread.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { changeRequestedBody } from '../approvals/change-requested.js';
 import { ChangeRequested } from '../writer/change-requested.js';
@@ -41,6 +42,8 @@ export interface ConsoleDeps {
   signInLimits: SignInLimits;
   /** The tally's reads (an experiment's results). */
   events: EventCounter;
+  /** Work that grows with a body and reads the store (a fragment's change prepared: src/side-work). */
+  sideThread: SideThread;
 }
 
 /** The request's values, read in the handler before anything async (uWS's request lives on the stack). */
@@ -241,6 +244,7 @@ function callRoute(
     store: scope === null ? deps.store : scopedStore(deps.store, scope),
     writer: deps.writer,
     events: deps.events,
+    sideThread: deps.sideThread,
     config: deps.config(),
     now: deps.clock.now(),
   };
