@@ -16,8 +16,13 @@ import { FlagwireError } from '../errors.js';
 import type { ExportScratch } from './export-scratch.js';
 import type { RawCursor, RawEventPages, RawRange, TallyScope } from '../store/tally-file.js';
 
-/** Raw events read per page: at most some 3 MiB of them (an event with its details full is about 3 KiB). */
-const kPageEvents = 1000;
+/**
+ * Raw events read per page: at most some 300 KiB of them (an event with its details full is about 3
+ * KiB). A page is read and written out as JSON on the front end's thread between two turns of its event
+ * loop (src/http/streamed-body.ts), so it is what an export holds that thread for at once: pages of 1,000
+ * (some 3 MiB) held another project's evaluations for a page's time at each turn they needed.
+ */
+const kPageEvents = 100;
 /** DuckDB's memory while it writes Parquet: it spills to the scratch dir past it. */
 const kDuckDbMemory = '256MB';
 /** The Parquet file is sent in chunks of this size. */
