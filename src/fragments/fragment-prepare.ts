@@ -75,7 +75,8 @@ const kPrepareTries = 3;
 /**
  * A fragment made or changed by `command` for the Management API or the console: prepared on the side
  * thread, then handed to the writer; prepared again if the project changed in between. `received` is
- * copied to the side thread, not moved: the writer reads it where nothing was prepared.
+ * copied to the side thread, not moved: the writer reads it where nothing was prepared (prepareFragmentPut's
+ * null, or a side thread that failed).
  */
 export async function putPrepared<C extends FragmentCreateInput | FragmentUpdateInput>(
   deps: { sideThread: SideThread; writer: WriterClient },
@@ -88,7 +89,11 @@ export async function putPrepared<C extends FragmentCreateInput | FragmentUpdate
   let handedOver = false;
   try {
     for (let tries = 1; ; tries++) {
-      const { value: prepared } = await deps.sideThread.run('fragmentPut', job);
+      // A side thread that failed (or was closed by a shutdown) leaves the checks to the writer, as before.
+      const prepared = await deps.sideThread.run('fragmentPut', job).then(
+        ({ value }) => value,
+        () => null,
+      );
       if (prepared === null) {
         handedOver = true;
         return await deps.writer.call(command, { ...input, received } as C, release);

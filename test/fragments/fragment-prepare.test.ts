@@ -204,6 +204,17 @@ t.test('the routes prepare a change again when its project changed, and answer 4
   t.equal(always.tries(), 3);
   t.same(projectFragments(w.store, w.ids.single), before, 'nothing written');
   t.ok(new FlagwireError('REVISION_CONFLICT', '').status === 409, 'answered 409');
+
+  // A side thread that failed: the writer reads the body and checks it itself, as before.
+  const failed = inProcess(w, () => {});
+  failed.deps.sideThread.run = () => Promise.reject(new Error('the side thread ended'));
+  const fallback = await putPrepared(failed.deps, kFragmentCommands.fragmentUpdate, input, body({ rule: kBad }), null).catch(
+    (err: FlagwireError) => err.code,
+  );
+  t.equal(fallback, 'INVALID_REQUEST', 'refused by the writer');
+  const applied = await putPrepared(failed.deps, kFragmentCommands.fragmentUpdate, input, body({ rule: kPro }), null);
+  t.same(applied.rule, kPro, 'applied by the writer');
+  t.same(projectFragments(w.store, w.ids.single)?.fragments[0]?.rule, kPro);
 });
 
 t.test('the side thread prepares from its own read of the store, and is closed at shutdown', async (t) => {
