@@ -2,7 +2,7 @@
 // and the command line that reproduces it.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { availableParallelism, cpus, release, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { kRepo } from './locations.js';
 
@@ -56,4 +56,12 @@ export function commandLine(): string {
   return process.env.npm_lifecycle_event === 'bench'
     ? `npm run bench${args ? ` -- ${args}` : ''}`
     : `node dist/bench/run.js${args ? ` ${args}` : ''}`;
+}
+
+/** A bench's first line: the machine, its load average now and the run's own settings, as one JSON object. */
+export function runHeader(settings: Record<string, unknown>): string {
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  return JSON.stringify({ machine: machineInfo(), load, ...settings });
 }

@@ -5,13 +5,12 @@
 // while A rewrites, measured in the same run, A's PATCH times, and every 5xx.
 // Run: npm run build && PHASE=30 node dist/bench/fragment-rewrite.bench.js [CHECKOUT] (default: this one)
 import { join } from 'node:path';
-import { loadavg } from 'node:os';
 import { kOperator } from '../src/actor/audit-actor.js';
 import { jsonBody } from '../src/model/request-body.js';
 import { call, type Reply } from '../test/helpers/http.js';
 import { startTestServer, tempDataDir } from '../test/helpers/server.js';
 import { buildWorld } from '../test/helpers/world.js';
-import { machineInfo } from './environment.js';
+import { runHeader } from './environment.js';
 
 const kCheckout = process.argv[2] ?? process.cwd();
 const kPhaseMs = Number(process.env.PHASE ?? 30) * 1000;
@@ -45,15 +44,7 @@ async function timed(tally: Tally, into: number[], request: () => Promise<Reply>
 }
 
 async function main(): Promise<void> {
-  console.log(
-    JSON.stringify({
-      machine: machineInfo(),
-      load: loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' '),
-      phaseSeconds: kPhaseMs / 1000,
-    }),
-  );
+  console.log(runHeader({ phaseSeconds: kPhaseMs / 1000 }));
   const dataDir = tempDataDir();
   const world = buildWorld(dataDir);
   const { ids, secrets } = world;
