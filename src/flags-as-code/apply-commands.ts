@@ -18,6 +18,7 @@ import { fileRefusal, parseFlagFile } from './flag-file.js';
 import { formatPath } from '../targeting/problems.js';
 import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
 import { deleteFragmentAs, putFragmentAs } from '../fragments/fragment-commands.js';
+import { sideJob } from '../side-work/side-thread.js';
 import { isConsoleOnlyField, planChanges, planDigest, type ProjectRevision, projectRevision } from './plan.js';
 import type { PlannedChange, PlanResult } from './schemas.js';
 import {
@@ -59,10 +60,20 @@ export function apiFlagsPlan(r: StoreReader, project: Project, received: Receive
   return plan(r, project, receivedDocument(received), prune, 'api').result;
 }
 
-/** The Management API's plan as a job of the side thread (src/side-work): the file as the request's body. */
-export function planJob(r: StoreReader, input: { projectId: string; received: ReceivedBody; prune: boolean }): PlanResult {
+export interface PlanJobInput {
+  projectId: string;
+  /** The file as the request's body. */
+  received: ReceivedBody;
+  prune: boolean;
+}
+
+/** The Management API's plan as a job of the front end's side thread (src/side-work). */
+export function planJob(r: StoreReader, input: PlanJobInput): PlanResult {
   return apiFlagsPlan(r, requireProject(r, input.projectId), input.received, input.prune);
 }
+
+/** planJob, as the side thread runs it. */
+export const kPlanJob = sideJob<PlanJobInput, PlanResult>(import.meta.url, 'planJob');
 
 /** What an apply insists on: the plan someone saw (docs/flags-as-code.md, "A saved plan"). */
 export interface ApplyConditions {

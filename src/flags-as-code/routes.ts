@@ -7,6 +7,7 @@ import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { apiErrors, changeRequested, json, kPruneParam, queryParam, ref } from '../routes/openapi-parts.js';
+import { kPlanJob } from './apply-commands.js';
 import { kFlagsAsCodeCommands } from './command-table.js';
 import { type ExportFormat, exportProject, kExportFormats } from './export.js';
 import { FlagFile, fileText } from './flag-file.js';
@@ -100,7 +101,7 @@ export const kFlagsAsCodeApiRoutes: Readonly<Record<string, ManagementRouteSpec>
       async run(request, auth, received, release, { sideThread }) {
         const input = { projectId: auth.project.id, received, prune: booleanParam(request.query, 'prune') };
         // The body is moved, not copied: the request hands it over whole (ReceivedBody).
-        const { value, storeRevision } = await sideThread.run('plan', input, { move: movableBuffers(received), release });
+        const { value, storeRevision } = await sideThread.run(kPlanJob, input, { move: movableBuffers(received), release });
         return { status: 200, value, storeRevision };
       },
     },

@@ -7,7 +7,7 @@
 // prepared again, twice at most, then answered 409: never applied on checks of another state.
 import { FlagwireError } from '../errors.js';
 import type { ReceivedBody } from '../model/request-body.js';
-import type { SideThread } from '../side-work/side-thread.js';
+import { type SideThread, sideJob } from '../side-work/side-thread.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import type { WriterCommand } from '../writer/command.js';
@@ -43,7 +43,7 @@ export interface FragmentPutJob {
 }
 
 /**
- * The side thread's job (src/side-work/jobs.ts): the body read and checked against the project as
+ * The side thread's job (kFragmentPutJob): the body read and checked against the project as
  * stored now. Null where the writer answers without the rule's checks (a body refused before its rule is
  * read, a change of no such fragment): it then reads the body itself, as it always did.
  */
@@ -69,6 +69,9 @@ export function prepareFragmentPut(r: StoreReader, job: FragmentPutJob): Prepare
   return { at, name, check, rule: bytes };
 }
 
+/** prepareFragmentPut, as the side thread runs it. */
+export const kFragmentPutJob = sideJob<FragmentPutJob, PreparedFragmentPut | null>(import.meta.url, 'prepareFragmentPut');
+
 /** Times a change is prepared again when its project changed before the writer took it. */
 const kPrepareTries = 3;
 
@@ -90,7 +93,7 @@ export async function putPrepared<C extends FragmentCreateInput | FragmentUpdate
   try {
     for (let tries = 1; ; tries++) {
       // A side thread that failed (or was closed by a shutdown) leaves the checks to the writer, as before.
-      const prepared = await deps.sideThread.run('fragmentPut', job).then(
+      const prepared = await deps.sideThread.run(kFragmentPutJob, job).then(
         ({ value }) => value,
         () => null,
       );

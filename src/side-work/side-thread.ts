@@ -3,13 +3,13 @@
 // would wait behind it, nor the writer's, where every project's changes would. Such work: a flag
 // file's plan (src/flags-as-code, up to 2 MiB of rules to check and compare), a fragment's new rule
 // parsed, checked as flagd would load it and checked with every flag that uses it (src/fragments). Each
-// front end hands such jobs (jobs.ts) to one side thread, started at its first job, that reads the store
-// through its own read-only handle: jobs wait for each other, nothing else waits for them. The front end
-// closes it at its shutdown.
+// front end hands such jobs to one side thread, started at its first job, that reads the store through
+// its own read-only handle: jobs wait for each other, nothing else waits for them. The front end closes
+// it at its shutdown. A job is declared by the capability it belongs to (sideJob), as its module's URL
+// and export: the thread imports it there, so this mechanism names no capability.
 import { Worker } from 'node:worker_threads';
 import { type ErrorData, fromErrorData } from '../errors.js';
 import type { StoreRevision } from '../store/interfaces.js';
-import type { SideJobInput, SideJobName, SideJobOutput } from './jobs.js';
 
 declare module '../routes/handler.js' {
   interface RouteServices {
@@ -25,9 +25,26 @@ declare module '../console-route/call.js' {
   }
 }
 
+/**
+ * A job of the side thread: the function `name` exported by the module at `module` (a URL), which takes
+ * the thread's read-only store and `I`, and returns `O`, changing nothing; `O` crosses by a structured clone.
+ */
+export interface SideJob<I, O> {
+  readonly module: string;
+  readonly name: string;
+  /** Never set: carries the job's types to run(). */
+  readonly types?: (input: I) => O;
+}
+
+/** A job declared by its module (`import.meta.url`, where it is declared beside its function) and its export's name. */
+export function sideJob<I, O>(module: string, name: string): SideJob<I, O> {
+  return { module, name };
+}
+
 export interface SideRequest {
   id: number;
-  job: SideJobName;
+  module: string;
+  name: string;
   input: unknown;
 }
 
@@ -73,7 +90,7 @@ export class SideThread {
   }
 
   /** Runs `job` on the side thread against the newest commit of the store. */
-  run<J extends SideJobName>(job: J, input: SideJobInput<J>, options: SideJobOptions = {}): Promise<SideAnswer<SideJobOutput<J>>> {
+  run<I, O>(job: SideJob<I, O>, input: I, options: SideJobOptions = {}): Promise<SideAnswer<O>> {
     if (this.closed) {
       options.release?.();
       return Promise.reject(new Error('the side thread is closed (the node is shutting down)'));
@@ -84,7 +101,7 @@ export class SideThread {
       this.pending.set(id, { resolve: resolve as Pending['resolve'], reject, release: options.release });
       // Held while a job is under way, so that a process awaiting its answer lives to read it.
       thread.ref();
-      thread.postMessage({ id, job, input } satisfies SideRequest, [...(options.move ?? [])]);
+      thread.postMessage({ id, module: job.module, name: job.name, input } satisfies SideRequest, [...(options.move ?? [])]);
     });
   }
 

@@ -8,11 +8,16 @@ import { kOperator } from '../../src/actor/audit-actor.js';
 import { FlagwireError } from '../../src/errors.js';
 import { kFragmentCommands } from '../../src/fragments/command-table.js';
 import type { FragmentBody } from '../../src/fragments/schemas.js';
-import { type FragmentPutJob, type PreparedFragmentPut, prepareFragmentPut, putPrepared } from '../../src/fragments/fragment-prepare.js';
+import {
+  type FragmentPutJob,
+  kFragmentPutJob,
+  type PreparedFragmentPut,
+  prepareFragmentPut,
+  putPrepared,
+} from '../../src/fragments/fragment-prepare.js';
 import { projectFragments } from '../../src/flag-records/fragment-records.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { SideThread } from '../../src/side-work/side-thread.js';
-import type { SideJobName } from '../../src/side-work/jobs.js';
 import type { WriterClient } from '../../src/writer/client.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
@@ -150,8 +155,8 @@ t.test('a project changed between the preparation and the writer is not written 
 function inProcess(w: World, between: (tries: number) => void) {
   let tries = 0;
   const sideThread = {
-    run: async (job: SideJobName, input: FragmentPutJob) => {
-      t.equal(job, 'fragmentPut');
+    run: async (job: unknown, input: FragmentPutJob) => {
+      t.equal(job, kFragmentPutJob);
       const value = prepareFragmentPut(w.store, input);
       between(++tries);
       return { value, storeRevision: 0 };
@@ -223,7 +228,7 @@ t.test('the side thread prepares from its own read of the store, and is closed a
   const side = new SideThread(dataDir);
   t.teardown(() => side.close());
   t.equal(side.running, false, 'started by its first job');
-  const { value } = await side.run('fragmentPut', { projectId: w.ids.single, name: 'pro', received: body({ rule: kTeam }) });
+  const { value } = await side.run(kFragmentPutJob, { projectId: w.ids.single, name: 'pro', received: body({ rule: kTeam }) });
   const prepared = value as PreparedFragmentPut;
   t.same(prepared.check, { kind: 'change' });
   t.equal(prepared.at, w.store.lastAuditSeq(w.ids.single));
@@ -231,5 +236,5 @@ t.test('the side thread prepares from its own read of the store, and is closed a
   t.equal(side.running, true);
   await side.close();
   t.equal(side.running, false, 'closed');
-  await t.rejects(side.run('fragmentPut', { projectId: w.ids.single, name: 'pro', received: body({ rule: kTeam }) }), /closed/);
+  await t.rejects(side.run(kFragmentPutJob, { projectId: w.ids.single, name: 'pro', received: body({ rule: kTeam }) }), /closed/);
 });
