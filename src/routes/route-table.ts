@@ -19,7 +19,7 @@ import { Health, ReadinessBody } from '../model/probes.js';
 import { json, kFramingError } from './openapi-parts.js';
 
 /** uWS's registration methods ('del' is DELETE). */
-export type RouteMethod = 'get' | 'post' | 'patch' | 'del' | 'options' | 'any';
+export type RouteMethod = 'get' | 'post' | 'put' | 'patch' | 'del' | 'options' | 'any';
 
 /**
  * Who may call a route: 'none' (public), 'token' (a Management API bearer token), 'clientKey' (a
