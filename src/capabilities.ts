@@ -14,6 +14,7 @@ import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kFragments } from './fragments/capability.js';
 import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';
+import { kOpenFeatureManifest } from './openfeature-manifest/capability.js';
 import { kOrgs } from './orgs/capability.js';
 import { kProjects } from './projects/capability.js';
 import { kRelay } from './relay/capability.js';
@@ -45,6 +46,7 @@ export const kCapabilities = [
   kReleasePlans,
   kWebhooks,
   kFlagsAsCode,
+  kOpenFeatureManifest,
   kTokens,
   kClientKeys,
   kEvents,

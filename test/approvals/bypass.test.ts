@@ -21,7 +21,7 @@ import { buildWorld, type World } from '../helpers/world.js';
 import { experimentPlan } from '../helpers/experiment-plan.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { getRollout, listSchedules } from '../../src/release-plans/plan-store.js';
-import { listFlags } from '../../src/flag-records/flag-store.js';
+import { getFlag, listFlags } from '../../src/flag-records/flag-store.js';
 
 const dir = scratchDir('flagwire-approvals-bypass-');
 const world = buildWorld(dir);
@@ -246,6 +246,9 @@ const reliedOnFlags = (principal: Principal): string[] =>
     (flagId) => (flagId !== asked.flagId && flagId !== turnedOn.asked) || principal.kind !== 'user' || principal.userId !== ids.editor,
   );
 
+/** A flag's name now: the manifest API names flags by it. */
+const flagName = (flagId: string): string => getFlag(world.store, flagId)!.name;
+
 const kProbes: { [N in CommandName]: Probe<N> } = {
   // ---- built to change a guarded environment
   flagCreate: {
@@ -286,6 +289,28 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
       projectId === ids.single
         ? [{ principal, flagId: ids.flag }]
         : [ids.groupFlag, ...reliedOnFlags(principal)].map((flagId) => ({ principal, flagId })),
+  },
+  manifestFlagCreate: {
+    guarded: true,
+    inputs: (principal, projectId) => [
+      { principal, projectId, received: jsonBody(JSON.stringify({ key: 'manifest-probe', type: 'string', defaultValue: 'on' })) },
+    ],
+  },
+  manifestFlagUpdate: {
+    guarded: true,
+    inputs: (principal, projectId) => {
+      const key = flagName(projectId === ids.single ? ids.flag : ids.groupFlag);
+      return [{ principal, projectId, key, received: jsonBody(JSON.stringify({ key, type: 'boolean', defaultValue: true })) }];
+    },
+  },
+  manifestFlagDelete: {
+    guarded: true,
+    inputs: (principal, projectId) =>
+      (projectId === ids.single ? [ids.flag] : [ids.groupFlag, ...reliedOnFlags(principal)]).map((flagId) => ({
+        principal,
+        projectId,
+        key: flagName(flagId),
+      })),
   },
   flagsImport: {
     guarded: true,
