@@ -85,7 +85,7 @@ export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
         const scope = { projectId: auth.project.id, environment: env ?? '' };
         const name = `attachment; filename="events-${auth.project.id}${env === null ? '' : `-${env}`}.${format}"`;
         const disposition = [['Content-Disposition', name]] as const;
-        const pages = await events.rawPages();
+        const pages = events.exportPages();
         if (format === 'jsonl') return new StreamedAnswer(kJsonLines, jsonLines(pages, scope, range), disposition);
         await parquetWriter();
         return new StreamedAnswer(kParquet, parquet(pages, scope, range, events.scratch), disposition);

@@ -12,7 +12,7 @@ import { resolveDatabaseUrl, resolveDataDir } from '../config.js';
 import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { type RawEventPages, TallyFile } from '../store/tally-file.js';
-import { exportFormat, jsonLines, parquet, parquetWriter, timeParam } from './export.js';
+import { exportFormat, jsonLines, localJsonLines, parquet, parquetWriter, timeParam } from './export.js';
 import { ExportScratch } from './export-scratch.js';
 import { type EventSettings, kMaxRetentionDays } from './schemas.js';
 import { eventSettingsOf, kEventCommands } from './settings-commands.js';
@@ -95,7 +95,8 @@ export const kEventsCli: readonly CliCommand[] = [
       const out = args.required('out');
       if (format === 'parquet') await parquetWriter();
       try {
-        const chunks = format === 'jsonl' ? jsonLines(pages, scope, range) : parquet(pages, scope, range, new ExportScratch(dataDir));
+        const lines = pages === null ? null : localJsonLines(pages);
+        const chunks = format === 'jsonl' ? jsonLines(lines, scope, range) : parquet(lines, scope, range, new ExportScratch(dataDir));
         return { out, format, bytes: await writeChunks(out, chunks) };
       } finally {
         await pages?.close();

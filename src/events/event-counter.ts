@@ -3,7 +3,7 @@
 // refused has its batches refused here, before they are read, until the thread would read them
 // (refused-keys.ts). An experiment's statistics are read on the events thread too, a bounded number at a
 // time: a read of many rows never holds the front end's thread, where evaluations are answered, nor the
-// writer's. Erasures are the front end's own writes of the tally (tally-writes.ts: the tally file, or
+// writer's. So is each page of a raw-events export, and written as JSON lines there too. Erasures are the front end's own writes of the tally (tally-writes.ts: the tally file, or
 // PostgreSQL's), opened on first use. A thread that dies (a fault of ours) fails the batches and reads it
 // held with a 503, and the next batch or read starts another (thread-restarts.ts).
 import { Worker } from 'node:worker_threads';
@@ -11,18 +11,21 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
-import type { ExperimentTally, RawEventPages, TallyScope } from '../store/tally-file.js';
+import type { ExperimentTally, TallyScope } from '../store/tally-file.js';
 import type {
   BatchRefusal,
   BatchReply,
   BatchRequest,
   EventsThreadData,
   EventsThreadMessage,
+  ExportPageReply,
+  ExportPageRequest,
   ReceivedBatch,
   StatisticsReply,
   StatisticsRequest,
 } from './events-thread.js';
 import { rateRefusal } from './event-rate.js';
+import type { JsonLinesPages } from './export.js';
 import { cutByShutdown, ExportScratch } from './export-scratch.js';
 import type { EventsAnswer } from './receive.js';
 import { RefusedKeys } from './refused-keys.js';
@@ -51,7 +54,7 @@ export interface BatchRefused {
 }
 
 /** A reply the thread settles a batch or a read with (a failure rejects it). */
-type Settled = Exclude<BatchReply, { failure: string }> | StatisticsReply;
+type Settled = Exclude<BatchReply, { failure: string }> | StatisticsReply | ExportPageReply;
 
 /**
  * Statistics reads one front end has on its events thread at once; past them a read is refused, 503
@@ -75,8 +78,7 @@ const kDiedHolding: BatchRefusal = {
 interface Pending {
   resolve(reply: Settled): void;
   reject(err: Error): void;
-  /** A statistics read (what the thread's death refuses it with differs from a batch's). */
-  read: boolean;
+  asked: Asked;
 }
 
 /** The refusal of a read the thread held when it died. */
@@ -86,6 +88,24 @@ const kDiedReading: BatchRefusal = {
     "This node's events thread stopped while it read these statistics (a fault of the node, logged; the next read starts it again). Ask again.",
   retryAfter: 1,
   refusedUntil: null,
+};
+
+/** The refusal of an export's page the thread held when it died: the export is cut (a 503 before its first byte). */
+const kDiedExporting: BatchRefusal = {
+  code: 'SERVER_BUSY',
+  detail:
+    "This node's events thread stopped while it read this export's events (a fault of the node, logged; the next request starts it again). Export again.",
+  retryAfter: 1,
+  refusedUntil: null,
+};
+
+/** What the thread is asked: a batch, a statistics read or an export's page (each is refused in its own words). */
+type Asked = 'batch' | 'read' | 'export';
+const kDied: Readonly<Record<Asked, BatchRefusal>> = { batch: kDiedHolding, read: kDiedReading, export: kDiedExporting };
+const kAskAgain: Readonly<Record<Asked, string>> = {
+  batch: 'Nothing of this batch was counted: send it again',
+  read: 'Ask for the statistics again',
+  export: 'Export again',
 };
 
 export class EventCounter {
@@ -100,7 +120,7 @@ export class EventCounter {
   private readonly restarts = new ThreadRestarts();
   /** Threads started before the one running: the test switch that kills a thread acts in the first only. */
   private startedBefore = 0;
-  /** Set by close(): exports still reading are cut (rawPages). */
+  /** Set by close(): exports still reading are cut (exportPages). */
   private closing = false;
 
   constructor(
@@ -124,22 +144,24 @@ export class EventCounter {
   readonly scratch: ExportScratch;
 
   /**
-   * Where an export reads raw events: PostgreSQL's tally, or the tally file; null while no tally file
-   * is on disk (an embedded node never sent an event), so that an export there answers empty and
-   * creates no file. Once the node closes the tally (shutdown, past the drain of in-flight requests,
-   * which waits for exports), a page read refuses: an export still running is cut with that error
-   * (a 503 before its first byte, its connection closed after), never ended as if whole by a page a
-   * closing tally read as empty.
+   * Where an export reads raw events as JSON lines, a page at a time, read and written on the events
+   * thread (from PostgreSQL's tally, or the tally file); null while no tally file is on disk (an
+   * embedded node never sent an event), so that an export there answers empty and creates no file.
+   * Once the node closes the tally (shutdown, past the drain of in-flight requests, which waits for
+   * exports), a page read refuses: an export still running is cut with that error (a 503 before its
+   * first byte, its connection closed after), never ended as if whole by a page a closing tally read
+   * as empty.
    */
-  async rawPages(): Promise<RawEventPages | null> {
-    const pages = await this.writes.rawPages();
-    if (pages === null) return null;
+  exportPages(): JsonLinesPages | null {
+    if (this.countedNothing) return null;
     return {
-      rawEvents: async (scope, range, after, limit) => {
+      jsonLinesPage: async (scope, range, after) => {
         this.refuseIfClosing();
-        const page = await pages.rawEvents(scope, range, after, limit);
+        const reply = await this.onThread({ id: this.nextId++, exportPage: { scope, range, after } });
         this.refuseIfClosing();
-        return page;
+        if ('refusal' in reply) throw new FlagwireError(reply.refusal.code, reply.refusal.detail);
+        if (!('page' in reply)) throw new Error("the events thread answered an export's page with something else");
+        return reply.page;
       },
     };
   }
@@ -183,7 +205,7 @@ export class EventCounter {
     try {
       const reply = await this.onThread({ id: this.nextId++, statistics });
       if ('refusal' in reply) throw new FlagwireError(reply.refusal.code, reply.refusal.detail);
-      if ('answer' in reply) throw new Error("the events thread answered a read with a batch's answer");
+      if ('answer' in reply || 'page' in reply) throw new Error('the events thread answered a read with something else');
       return reply;
     } finally {
       this.reads--;
@@ -212,7 +234,7 @@ export class EventCounter {
   async receive(batch: ReceivedBatch, secret: string): Promise<BatchOutcome> {
     const request: BatchRequest = { id: this.nextId++, ...batch };
     const reply = await this.onThread(request);
-    if ('tally' in reply || 'json' in reply) throw new Error('the events thread answered a batch with statistics');
+    if (!('answer' in reply || 'refusal' in reply)) throw new Error('the events thread answered a batch with something else');
     if ('answer' in reply) {
       this.refused.admit(secret);
       return { answer: reply.answer };
@@ -223,12 +245,12 @@ export class EventCounter {
   }
 
   /** Hands `request` to the events thread (started if none runs); settles with its reply. */
-  private onThread(request: BatchRequest | StatisticsRequest): Promise<Settled> {
-    const read = 'statistics' in request;
+  private onThread(request: BatchRequest | StatisticsRequest | ExportPageRequest): Promise<Settled> {
+    const asked: Asked = 'statistics' in request ? 'read' : 'exportPage' in request ? 'export' : 'batch';
     return new Promise<Settled>((resolve, reject) => {
       const thread = this.started();
-      if (thread === null) return resolve({ id: request.id, refusal: this.downRefusal(read) });
-      this.pending.set(request.id, { resolve, reject, read });
+      if (thread === null) return resolve({ id: request.id, refusal: this.downRefusal(asked) });
+      this.pending.set(request.id, { resolve, reject, asked });
       thread.postMessage(request satisfies EventsThreadMessage);
     });
   }
@@ -243,7 +265,7 @@ export class EventCounter {
     this.restarts.started(now);
     // It never holds the process: a batch in flight is held by its request, and close() ends it.
     thread.unref();
-    thread.on('message', (reply: BatchReply | 'closed') => this.settle(reply));
+    thread.on('message', (reply: BatchReply | StatisticsReply | ExportPageReply | 'closed') => this.settle(reply));
     // A thread that dies (a fault of ours, never a client's) refuses what it held with a 503 at once,
     // never leaving a request to hang; an uncaught error is reported by 'error', then 'exit' follows.
     let error: Error | null = null;
@@ -255,26 +277,25 @@ export class EventCounter {
       this.thread = null;
       this.restarts.died(this.clock.now());
       this.log.error({ err: error, exitCode: code, batchesHeld: this.pending.size }, 'the events thread died');
-      for (const [id, { resolve, read }] of this.pending) resolve({ id, refusal: read ? kDiedReading : kDiedHolding });
+      for (const [id, { resolve, asked }] of this.pending) resolve({ id, refusal: kDied[asked] });
       this.pending.clear();
     });
     this.thread = thread;
     return thread;
   }
 
-  /** The refusal of a batch (nothing of it is counted) or a read while the thread that died may not be started again. */
-  private downRefusal(read: boolean): BatchRefusal {
+  /** The refusal of a batch (nothing of it is counted), a read or an export's page while the thread that died may not be started again. */
+  private downRefusal(asked: Asked): BatchRefusal {
     const seconds = this.restarts.waitSeconds(this.clock.now());
-    const what = read ? 'Ask for the statistics again' : 'Nothing of this batch was counted: send it again';
     return {
       code: 'SERVER_BUSY',
-      detail: `This node's events thread stopped (a fault of the node, logged) and is started again in ${seconds} s. ${what} after Retry-After.`,
+      detail: `This node's events thread stopped (a fault of the node, logged) and is started again in ${seconds} s. ${kAskAgain[asked]} after Retry-After.`,
       retryAfter: seconds,
       refusedUntil: null,
     };
   }
 
-  private settle(reply: BatchReply | 'closed'): void {
+  private settle(reply: BatchReply | StatisticsReply | ExportPageReply | 'closed'): void {
     if (reply === 'closed') return;
     const pending = this.pending.get(reply.id);
     if (pending === undefined) return;

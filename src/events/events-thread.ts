@@ -3,7 +3,8 @@
 // front end's thread, which writes the evaluations' answers. Measured with everything on the front end's
 // thread, an evaluation that arrived behind a batch waited for it: at 50,000 events a second its p99 was
 // 1.6-2.0x its quiet figure (bench/RESULTS.md, issue 58). An experiment's statistics are read here too
-// (the statistics and results routes, a release plan's experiment guard), for the same reason. One per
+// (the statistics and results routes, a release plan's experiment guard), and a JSON-lines export's pages
+// read and written (export.ts), for the same reason. One per
 // front-end thread, started with its first batch or read (event-counter.ts), so a node that is never
 // sent an event nor asked for statistics never starts it.
 import { parentPort, workerData } from 'node:worker_threads';
@@ -14,9 +15,10 @@ import { kTestSwitches } from '../test-switches.js';
 import { readEventsBody } from './body.js';
 import { readEventBatch } from './event-batch.js';
 import { EventRate } from './event-rate.js';
+import { type JsonLinesPage, jsonLinesPage } from './export.js';
 import { readGoffCollectorBatch } from './goff-collector.js';
 import { countBatch, type EventsAnswer, resolveBatch, StorageFull, type StorageLimits, tallyScope } from './receive.js';
-import type { ExperimentTally, TallyScope } from '../store/tally-file.js';
+import type { ExperimentTally, RawCursor, RawRange, TallyScope } from '../store/tally-file.js';
 import type { ReadBatch } from './schemas.js';
 import { statisticsView } from './statistics.js';
 import { TallyWrites } from './tally-writes.js';
@@ -91,11 +93,26 @@ export interface StatisticsRequest {
   };
 }
 
-/** What the front end sends: a batch, a read, or the word to close (every one is answered by then). */
-export type EventsThreadMessage = BatchRequest | StatisticsRequest | 'close';
+/**
+ * A page of a raw-events export (JSON lines, also what a Parquet export is written from), with the id
+ * its reply names: read and written here, so the front end only sends its bytes.
+ */
+export interface ExportPageRequest {
+  id: number;
+  exportPage: { scope: TallyScope; range: RawRange; after: RawCursor | null };
+}
+
+/** What the front end sends: a batch, a read, a page of an export, or the word to close (every one is answered by then). */
+export type EventsThreadMessage = BatchRequest | StatisticsRequest | ExportPageRequest | 'close';
 
 /** A read's answer: the experiment's arms and sums as stored, or the statistics view's JSON text. */
 export type StatisticsReply = { id: number; tally: ExperimentTally } | { id: number; json: string };
+
+/** A page of an export as JSON lines; its bytes' buffer is moved to the front end, not copied. */
+export interface ExportPageReply {
+  id: number;
+  page: JsonLinesPage;
+}
 
 const start = workerData as EventsThreadData;
 const port = parentPort!;
@@ -160,6 +177,23 @@ async function read({ id, statistics }: StatisticsRequest): Promise<StatisticsRe
   return view === null ? { id, tally } : { id, json: JSON.stringify(statisticsView(experiment, view.environment, tally)) };
 }
 
+async function exportPage({ id, exportPage }: ExportPageRequest): Promise<ExportPageReply> {
+  const pages = await writes.rawPages();
+  const { scope, range, after } = exportPage;
+  return { id, page: pages === null ? noPage() : await jsonLinesPage(pages, scope, range, after) };
+}
+
+/** An empty last page, where no tally file is on disk: a new one each time, as its buffer is moved. */
+function noPage(): JsonLinesPage {
+  return { bytes: new Uint8Array(0), last: null };
+}
+
+function answered(message: BatchRequest | StatisticsRequest | ExportPageRequest): Promise<BatchReply | StatisticsReply | ExportPageReply> {
+  if ('statistics' in message) return read(message);
+  if ('exportPage' in message) return exportPage(message);
+  return receive(message).then((outcome) => reply(message.id, outcome));
+}
+
 // Batches still being counted, and reads still reading. The front end drains before it closes, but a batch
 // whose client went away is no request in flight any more: its count still finishes (or is refused)
 // before the files close, never failing on a closed database.
@@ -172,8 +206,8 @@ port.on('message', (message: EventsThreadMessage) => {
       .then(() => port.postMessage('closed'));
     return;
   }
-  const counted = ('statistics' in message ? read(message) : receive(message).then((outcome) => reply(message.id, outcome))).then(
-    (answer: BatchReply | StatisticsReply) => port.postMessage(answer),
+  const counted = answered(message).then(
+    (answer) => port.postMessage(answer, 'page' in answer ? [answer.page.bytes.buffer as ArrayBuffer] : []),
     (err: unknown) =>
       port.postMessage(
         err instanceof FlagwireError

@@ -1,7 +1,9 @@
 // Raw events exported (docs/events.md: Raw events): a project environment's kept events stored in a
 // time range, in the order they were counted, as JSON lines or as Parquet. Both are read from the
 // tally file, or PostgreSQL's tally, a page at a time, so memory holds one page whatever the range:
-// - JSON lines go out page by page as they are read.
+// - JSON lines go out page by page as they are read. A node reads and writes each page as JSON lines on
+//   its events thread (event-counter.ts), the command line in its own thread (localJsonLines): the front
+//   end's thread, which answers evaluations, only sends the bytes.
 // - Parquet is written by DuckDB (@duckdb/node-api), the well-kept writer of the format: the JSON lines
 //   go to a scratch file in the data dir, DuckDB copies them into a Parquet file in one pass within a
 //   memory limit of its own, and that file is sent a chunk at a time; the scratch is removed however
@@ -18,9 +20,9 @@ import type { RawCursor, RawEventPages, RawRange, TallyScope } from '../store/ta
 
 /**
  * Raw events read per page: at most some 300 KiB of them (an event with its details full is about 3
- * KiB). A page is read and written out as JSON on the front end's thread between two turns of its event
- * loop (src/http/streamed-body.ts), so it is what an export holds that thread for at once: pages of 1,000
- * (some 3 MiB) held another project's evaluations for a page's time at each turn they needed.
+ * KiB), what one reply of the events thread carries and the front end sends in one turn of its event
+ * loop (src/http/streamed-body.ts). It also bounds how long a page holds the events thread, whose
+ * batches wait behind it.
  */
 const kPageEvents = 100;
 /** DuckDB's memory while it writes Parquet: it spills to the scratch dir past it. */
@@ -45,20 +47,50 @@ export function timeParam(name: string, raw: string | null | undefined, fallback
   return ms;
 }
 
+/** One page of an export as JSON lines, and where the next one starts (null: this one was the last). */
+export interface JsonLinesPage {
+  /** Its own ArrayBuffer, never a slice of a shared pool: it is moved, not copied, across threads. */
+  readonly bytes: Uint8Array;
+  readonly last: RawCursor | null;
+}
+
+/** Where an export's JSON lines come from, a page at a time: made where the raw events are read. */
+export interface JsonLinesPages {
+  jsonLinesPage(scope: TallyScope, range: RawRange, after: RawCursor | null): Promise<JsonLinesPage>;
+}
+
+const kUtf8 = new TextEncoder();
+
+/** The page of `pages` after `after` in `scope` and `range`, written as JSON lines. */
+export async function jsonLinesPage(
+  pages: RawEventPages,
+  scope: TallyScope,
+  range: RawRange,
+  after: RawCursor | null,
+): Promise<JsonLinesPage> {
+  const page = await pages.rawEvents(scope, range, after, kPageEvents);
+  return { bytes: kUtf8.encode(page.events.map((event) => `${JSON.stringify(event)}\n`).join('')), last: page.last };
+}
+
+/** JSON lines read and written in this thread, from `pages` (the command line's export). */
+export function localJsonLines(pages: RawEventPages): JsonLinesPages {
+  return { jsonLinesPage: (scope, range, after) => jsonLinesPage(pages, scope, range, after) };
+}
+
 /** The raw events of `scope` in `range` as JSON lines, a page per chunk; none when `pages` is null (no event ever counted). */
-export async function* jsonLines(pages: RawEventPages | null, scope: TallyScope, range: RawRange): AsyncGenerator<Uint8Array> {
+export async function* jsonLines(pages: JsonLinesPages | null, scope: TallyScope, range: RawRange): AsyncGenerator<Uint8Array> {
   if (pages === null) return;
   let after: RawCursor | null = null;
   do {
-    const page = await pages.rawEvents(scope, range, after, kPageEvents);
-    if (page.events.length > 0) yield Buffer.from(page.events.map((event) => `${JSON.stringify(event)}\n`).join(''));
+    const page = await pages.jsonLinesPage(scope, range, after);
+    if (page.bytes.length > 0) yield page.bytes;
     after = page.last;
   } while (after !== null);
 }
 
 /** The same events as one Parquet file, written by DuckDB in a scratch folder of `scratches`. */
 export async function* parquet(
-  pages: RawEventPages | null,
+  pages: JsonLinesPages | null,
   scope: TallyScope,
   range: RawRange,
   scratches: ExportScratch,
