@@ -321,8 +321,8 @@ function preparedPut(
   prepared: PreparedFragmentPut,
 ): { check: FragmentCheck; rule: Record<string, unknown> } {
   if (w.lastAuditSeq(projectId) !== prepared.at) throw new FlagwireError('REVISION_CONFLICT', kPreparedOutOfDate);
-  // Bytes JSON.stringify wrote from a rule already checked: the native parse is the whole cost here.
-  const rule = prepared.check.kind === 'change' ? (JSON.parse(new TextDecoder().decode(prepared.rule)) as Record<string, unknown>) : {};
+  // What JSON.stringify wrote from a rule already checked: the native parse is the whole cost here.
+  const rule = prepared.check.kind === 'change' ? (JSON.parse(prepared.rule) as Record<string, unknown>) : {};
   return { check: prepared.check, rule };
 }
 

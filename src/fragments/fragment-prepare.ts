@@ -31,8 +31,11 @@ export interface PreparedFragmentPut {
   name: string;
   /** What the checks found. */
   check: FragmentCheck;
-  /** For a change: the rule as compact JSON in UTF-8, written from the value checked; empty otherwise. */
-  rule: Uint8Array;
+  /**
+   * For a change: the rule as compact JSON, written from the value checked; empty otherwise. A string, not
+   * its UTF-8 bytes: it crosses threads as a copy either way, and the writer parses it without decoding it.
+   */
+  rule: string;
 }
 
 /** The side thread's job: `name` null for a making (its name is in the body). */
@@ -65,8 +68,7 @@ export function prepareFragmentPut(r: StoreReader, job: FragmentPutJob): Prepare
     job.name === null && exists
       ? { kind: 'refused', problems: takenNameProblems(name, rule) }
       : checkFragmentPut(r, job.projectId, current, name, rule);
-  const bytes = check.kind === 'change' ? new TextEncoder().encode(JSON.stringify(rule)) : new Uint8Array(0);
-  return { at, name, check, rule: bytes };
+  return { at, name, check, rule: check.kind === 'change' ? JSON.stringify(rule) : '' };
 }
 
 /** prepareFragmentPut, as the side thread runs it. */

@@ -232,7 +232,7 @@ t.test('the side thread prepares from its own read of the store, and is closed a
   const prepared = value as PreparedFragmentPut;
   t.same(prepared.check, { kind: 'change' });
   t.equal(prepared.at, w.store.lastAuditSeq(w.ids.single));
-  t.same(JSON.parse(new TextDecoder().decode(prepared.rule)), kTeam);
+  t.same(JSON.parse(prepared.rule), kTeam);
   t.equal(side.running, true);
   await side.close();
   t.equal(side.running, false, 'closed');
