@@ -90,6 +90,8 @@ export interface StoreReader {
    * still holds while it has not moved (a fragment change prepared before the writer's transaction).
    */
   lastAuditSeq(projectId: string): number;
+  /** Every project's entries with a sequence number above `afterSeq`, lowest first, at most `limit` (the audit stream's read). */
+  listAuditAfter(afterSeq: number, limit: number): AuditEntry[];
   getActivity(tokenId: string): TokenActivity | undefined;
   /** A record of a simple kind (keyedRecords) by its key; undefined when absent (or its database is not in the file). */
   getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined;

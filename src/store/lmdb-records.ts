@@ -242,6 +242,25 @@ export abstract class LmdbRecords implements StoreWriter {
     return newest?.[1] ?? 0;
   }
 
+  listAuditAfter(afterSeq: number, limit: number): AuditEntry[] {
+    // Keyed by project, then sequence number: one seek per project that has entries, each range ending
+    // below the lowest `limit` found so far, so the pages read stay within `limit` entries a project.
+    let found: AuditEntry[] = [];
+    let ceiling = Number.MAX_SAFE_INTEGER;
+    let [key] = this.db.audit.getKeys({ limit: 1 });
+    while (key !== undefined) {
+      const projectId = key[0];
+      for (const { value } of this.db.audit.getRange({ start: [projectId, afterSeq + 1], end: [projectId, ceiling], limit }))
+        found.push(value);
+      if (found.length >= limit) {
+        found = found.sort((a, b) => a.seq - b.seq).slice(0, limit);
+        ceiling = found[limit - 1]!.seq;
+      }
+      [key] = this.db.audit.getKeys({ start: [projectId, Number.MAX_SAFE_INTEGER], limit: 1 });
+    }
+    return found.sort((a, b) => a.seq - b.seq);
+  }
+
   getActivity(tokenId: string): TokenActivity | undefined {
     return tooLong(tokenId) ? undefined : this.db.activity.get(tokenId);
   }

@@ -165,6 +165,9 @@ export class MemoReader implements SnapshotReader {
   lastAuditSeq(projectId: string): number {
     return this.store.lastAuditSeq(projectId);
   }
+  listAuditAfter(afterSeq: number, limit: number): AuditEntry[] {
+    return this.store.listAuditAfter(afterSeq, limit);
+  }
   getActivity(tokenId: string): TokenActivity | undefined {
     return this.store.getActivity(tokenId);
   }
