@@ -6,6 +6,7 @@ import type { StoreReader } from './store/interfaces.js';
 import type { GrpcServiceSpec } from './capability/grpc-service.js';
 import { kApprovals } from './approvals/capability.js';
 import { kAudit } from './audit-log/capability.js';
+import { kAuditStream } from './audit-stream/capability.js';
 import { kClientKeys } from './client-keys/capability.js';
 import { kEvaluation } from './evaluation/capability.js';
 import { kEvents } from './events/capability.js';
@@ -52,6 +53,7 @@ export const kCapabilities = [
   kEvents,
   kExperiments,
   kAudit,
+  kAuditStream,
   kMail,
   kSnapshots,
   kSync,

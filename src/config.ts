@@ -60,6 +60,13 @@ export const Config = Type.Object({
   webhookGiveUpMs: Type.Integer({ minimum: 3_600_000 }),
   /** How long one delivery attempt may take before it counts as failed (src/webhooks/deliverer.ts). */
   webhookTimeoutMs: Type.Integer({ minimum: 100 }),
+  /** The JSON-lines file every audit entry is appended to (src/audit-stream/file-sink.ts); null: none. */
+  auditFile: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /** The syslog receiver every audit entry is sent to over TCP, RFC 5424 (src/audit-stream/syslog-sink.ts); null: none. */
+  auditSyslog: Type.Union([
+    Type.Object({ host: Type.String({ minLength: 1 }), port: Type.Integer({ minimum: 1, maximum: 65535 }) }),
+    Type.Null(),
+  ]),
   /** The port of flagd's sync service, gRPC (src/sync/sync-server.ts), on the same host; 0: not served. */
   syncPort: Type.Integer({ minimum: 0, maximum: 65535 }),
   /** The sync streams one node keeps open at once; one more is refused RESOURCE_EXHAUSTED. */
@@ -141,6 +148,8 @@ const kSettings = {
   webhookAllow: 'FLAGWIRE_WEBHOOK_ALLOW',
   webhookGiveUpMs: 'FLAGWIRE_WEBHOOK_GIVE_UP_HOURS',
   webhookTimeoutMs: 'FLAGWIRE_WEBHOOK_TIMEOUT_MS',
+  auditFile: 'FLAGWIRE_AUDIT_FILE',
+  auditSyslog: 'FLAGWIRE_AUDIT_SYSLOG',
   syncPort: 'FLAGWIRE_SYNC_PORT',
   syncMaxStreams: 'FLAGWIRE_SYNC_MAX_STREAMS',
   syncMaxUnreadBytes: 'FLAGWIRE_SYNC_MAX_UNREAD_BYTES',
@@ -357,6 +366,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     webhookAllow: webhookAllowList(env.FLAGWIRE_WEBHOOK_ALLOW ?? ''),
     webhookGiveUpMs: integer('webhookGiveUpMs', env.FLAGWIRE_WEBHOOK_GIVE_UP_HOURS ?? '24', 1, 24 * 30) * 3_600_000,
     webhookTimeoutMs: integer('webhookTimeoutMs', env.FLAGWIRE_WEBHOOK_TIMEOUT_MS ?? '10000', 100, 600_000),
+    auditFile: env.FLAGWIRE_AUDIT_FILE ? resolve(env.FLAGWIRE_AUDIT_FILE) : null,
+    auditSyslog: syslogAddress(env.FLAGWIRE_AUDIT_SYSLOG ?? ''),
     // flagd's own sync port, which the stock in-process providers dial by default.
     syncPort: integer('syncPort', env.FLAGWIRE_SYNC_PORT ?? '8015', 0, 65535),
     // Each stream holds at most one flag set waiting for a slow reader (docs/operations.md: Sync streams).
@@ -494,6 +505,16 @@ function trustedProxyList(raw: string): string[] {
 }
 
 /** Host names as they are; an entry that looks like an address or a range must be one. */
+/** FLAGWIRE_AUDIT_SYSLOG: tcp://HOST:PORT (a name, an IPv4 address or a bracketed IPv6 one); empty: none. */
+function syslogAddress(raw: string): Config['auditSyslog'] {
+  if (raw.trim() === '') return null;
+  const url = URL.canParse(raw.trim()) ? new URL(raw.trim()) : null;
+  if (url === null || url.protocol !== 'tcp:' || url.hostname === '' || url.port === '' || url.pathname !== '') {
+    throw new ConfigError(kSettings.auditSyslog, `"${raw}" must be tcp://HOST:PORT`);
+  }
+  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port) };
+}
+
 function webhookAllowList(raw: string): string[] {
   const entries = commaList(raw);
   for (const entry of entries) {
