@@ -1,0 +1,31 @@
+// The audit stream's settings as src/config.ts reads them: off unless set; the file's path made absolute;
+// syslog only as tcp://HOST:PORT (an IPv6 address bracketed), anything else refused naming the setting.
+import { resolve } from 'node:path';
+import t from 'tap';
+import { loadConfig } from '../../src/config.js';
+import { tempDataDir } from '../helpers/server.js';
+
+const base = { FLAGWIRE_DATA: tempDataDir() };
+
+t.test('off unless set', async (t) => {
+  const config = loadConfig({}, base);
+  t.equal(config.auditFile, null);
+  t.equal(config.auditSyslog, null);
+});
+
+t.test('a file path, and a syslog receiver over TCP', async (t) => {
+  const config = loadConfig({}, { ...base, FLAGWIRE_AUDIT_FILE: 'audit.jsonl', FLAGWIRE_AUDIT_SYSLOG: 'tcp://logs.example:6514' });
+  t.equal(config.auditFile, resolve('audit.jsonl'));
+  t.strictSame(config.auditSyslog, { host: 'logs.example', port: 6514 });
+  t.strictSame(loadConfig({}, { ...base, FLAGWIRE_AUDIT_SYSLOG: 'tcp://[::1]:514' }).auditSyslog, { host: '::1', port: 514 });
+});
+
+t.test('anything but tcp://HOST:PORT is refused, naming the setting', async (t) => {
+  for (const value of ['udp://logs:514', 'tcp://logs', 'tcp://logs:514/x', 'logs:514', 'tcp://logs:0', 'tcp://logs:70000']) {
+    t.throws(
+      () => loadConfig({}, { ...base, FLAGWIRE_AUDIT_SYSLOG: value }),
+      { name: 'ConfigError', setting: 'FLAGWIRE_AUDIT_SYSLOG' },
+      value,
+    );
+  }
+});
