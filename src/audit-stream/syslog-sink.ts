@@ -30,6 +30,8 @@ export class SyslogSink implements AuditSink {
   private lastWritten: number | null = null;
   private bytes = 0;
   private wasLost = false;
+  /** The connection this end is closing to confirm what was sent on it (settle). */
+  private ending: Socket | null = null;
 
   private onLost: () => void = () => {};
 
@@ -53,6 +55,7 @@ export class SyslogSink implements AuditSink {
     const socket = this.socket;
     if (socket === null || this.lastWritten === null) return null;
     const confirmed = this.lastWritten;
+    this.ending = socket;
     socket.end();
     if (!(await this.closed)) throw new Error('the syslog receiver closed the connection before it confirmed what was sent');
     return confirmed;
@@ -87,8 +90,10 @@ export class SyslogSink implements AuditSink {
     this.socket = socket;
     this.lastWritten = null;
     this.bytes = 0;
+    // Clean only when this end ended first: a receiver that ends first may not have read what was still
+    // on its way (Node ends this side at once, so writableEnded cannot tell).
     let clean = false;
-    socket.on('end', () => (clean = socket.writableEnded));
+    socket.on('end', () => (clean = this.ending === socket));
     socket.on('error', () => {});
     this.closed = new Promise<boolean>((resolve) =>
       socket.once('close', (hadError) => {
