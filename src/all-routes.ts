@@ -12,7 +12,7 @@
 // The capabilities' routes are loaded on use (OnUse, src/capability/capability.ts): this module loads them
 // when it loads, and only a front end imports it, so the writer thread and the command line never do.
 import { kCapabilityList } from './capabilities.js';
-import type { ManagementHandler } from './routes/handler.js';
+import type { ManagementHandler, RouteErrorBody } from './routes/handler.js';
 import { type Capability, loadPart, type ManagementRouteSpec, type ServiceRouteSpec } from './capability/capability.js';
 import { compilePattern, decodeParams, matchesSegments, type PathPattern } from './http/route-pattern.js';
 import { kRoutes, routeLabel, type RouteDeclaration, type RouteDeclarations, type RouteNumbers } from './routes/route-table.js';
@@ -113,6 +113,8 @@ export interface ManagementRoute {
   readonly path: PathPattern;
   readonly metric: number;
   readonly handler: ManagementHandler;
+  /** Its declaration's errorBody; null: the envelope. */
+  readonly errorBody: RouteErrorBody | null;
 }
 
 /** The Management API's routes, in the document's order (a path's methods in that order). */
@@ -122,6 +124,7 @@ export const kManagementRoutes: readonly ManagementRoute[] = kRouteTable.api.map
   path: compilePattern(route.pattern),
   metric: routeNumber(name),
   handler: route.handler,
+  errorBody: route.errorBody ?? null,
 }));
 
 /**

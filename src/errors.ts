@@ -130,9 +130,14 @@ export function fromErrorData(data: ErrorData): FlagwireError {
   return new FlagwireError(isErrorCode(data.code) ? data.code : 'INTERNAL', data.detail);
 }
 
+/** The link to the section of the docs page (`docsUrl`) that explains `err`: every error body's docs. */
+export function errorDocs(err: FlagwireError, docsUrl: string): string {
+  return `${docsUrl}#${kErrors[err.code].anchor}`;
+}
+
 /** `{error, detail, docs}`: the Management API envelope. */
 export function errorEnvelope(err: FlagwireError, docsUrl: string): ErrorEnvelope {
-  return { error: err.title, detail: err.detail, docs: `${docsUrl}#${kErrors[err.code].anchor}` };
+  return { error: err.title, detail: err.detail, docs: errorDocs(err, docsUrl) };
 }
 
 /** `{error, detail}`: the console's and the Evaluation API's error body. */

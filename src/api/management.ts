@@ -125,6 +125,8 @@ class ManagementPipeline {
       flagId: match.params.flag_id ?? null,
       params: match.params,
       metric: match.metric,
+      // A path no route has (or not with this method) is refused in the envelope.
+      errorBody: match.route === null ? null : match.route.errorBody,
     };
     const contentLength = req.getHeader('content-length');
     const rawMinRevision = req.getHeader(kMinRevisionHeader);
@@ -301,7 +303,10 @@ class ManagementPipeline {
     );
   }
 
-  /** Answers with `err` in the envelope; `token` (when known) gets the request on its activity. */
+  /**
+   * Answers with `err` in the envelope, or in the body its route declares (errorBody); `token` (when
+   * known) gets the request on its activity.
+   */
   private fail(res: PendingResponse, request: ApiRequest, token: Token | null, err: unknown, closeConnection = false): void {
     const { deps } = this;
     // Not applied, but held as a change request (docs/approvals.md): 202 with the request.
@@ -318,7 +323,9 @@ class ManagementPipeline {
     }
     const retry = retryAfterSeconds(error, deps.config.writeTimeoutMs);
     const headers = revisionHeaders(this.revisionNow(), ...(retry === null ? [] : [['Retry-After', String(retry)] as const]));
-    send(res, error.status, JSON.stringify(errorEnvelope(error, deps.config.docsUrl)), 'application/json', headers, closeConnection);
+    const { docsUrl } = deps.config;
+    const body = request.errorBody === null ? errorEnvelope(error, docsUrl) : request.errorBody(error, docsUrl);
+    send(res, error.status, JSON.stringify(body), 'application/json', headers, closeConnection);
   }
 
   /** `storeRevision`: the store revision the answer was computed at (Flagwire-Revision). */

@@ -9,7 +9,7 @@
 // derived from that list, never kept beside it; so are the store's (the databases it opens, what a full
 // copy clears and copies, what migrate-to-postgres exports, the change kinds: src/store/store-layout.ts). docs/architecture.md ("Adding a capability") says how to
 // add one.
-import type { ManagementHandler, RouteServices } from '../routes/handler.js';
+import type { ManagementHandler, RouteErrorBody, RouteServices } from '../routes/handler.js';
 import type { BackgroundWork } from './background-work.js';
 import type { GrpcServiceSpec } from './grpc-service.js';
 import type { EnvironmentBearing, StoreReader } from '../store/interfaces.js';
@@ -37,6 +37,12 @@ import type { TSchema } from '../typebox.js';
 export interface ManagementRouteSpec extends RouteDeclaration {
   readonly via: 'management';
   readonly handler: ManagementHandler;
+  /**
+   * The body of every refusal of the route once it is matched (auth, limits, validation, its handler's):
+   * a route set that speaks another standard answers in that standard's error shape, and its docs
+   * declare the same shape (src/routes/openapi-parts.ts: errorResponses). Absent: the envelope.
+   */
+  readonly errorBody?: RouteErrorBody;
 }
 
 /**

@@ -11,6 +11,13 @@ import type { Config } from '../config.js';
 import type { AuthContext } from '../model/token-access.js';
 import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
+import type { FlagwireError } from '../errors.js';
+
+/**
+ * A refusal's body on a route set that speaks another standard's errors (docs/decisions.md: the OpenFeature
+ * CLI's manifest API): `docsUrl` is the docs page (src/errors.ts's errorDocs links the error's section).
+ */
+export type RouteErrorBody = (error: FlagwireError, docsUrl: string) => unknown;
 
 /** What a handler gets: everything read off the request before the pipeline may go async. */
 export interface ApiRequest {
@@ -29,6 +36,8 @@ export interface ApiRequest {
   params: Readonly<Record<string, string>>;
   /** The request's route number for the metrics (ManagementMatch.metric), matched with its route. */
   metric: number;
+  /** The matched route's errorBody, which renders its every refusal; null: the Management API's envelope. */
+  errorBody: RouteErrorBody | null;
 }
 
 /**

@@ -80,31 +80,45 @@ function titles(status: number, only?: readonly ErrorCode[]): string {
   return codes.map((c) => kErrors[c].title).join('; ');
 }
 
-/** Management API error responses (envelope), for the statuses of one operation. */
-export function apiErrors(statuses: readonly number[], only?: readonly ErrorCode[]): Record<string, object> {
-  const out: Record<string, object> = {};
-  for (const status of statuses) {
-    if (status === 429) {
-      out['429'] = {
-        description: `Too Many Requests (plain text, Retry-After: 60) over the per-IP rate limit; or, in the envelope, ${titles(429)}`,
-        headers: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds (rate limit only)' } },
-        content: { 'application/json': { schema: ref(ErrorEnvelope) }, 'text/plain': { schema: { type: 'string' } } },
-      };
-      continue;
+/**
+ * The error responses of one operation, for its statuses (the titles of `only`'s codes, or of every
+ * code of each status), whose JSON bodies are `schema`: what errorResponses derives for a body shape.
+ */
+export type ErrorResponses = (statuses: readonly number[], only?: readonly ErrorCode[]) => Record<string, object>;
+
+/**
+ * The error responses of the routes whose refusals have the body `schema`: the envelope's (apiErrors),
+ * or a route set's own (ManagementRouteSpec.errorBody). Derived once per shape, at load.
+ */
+export function errorResponses(schema: TSchema): ErrorResponses {
+  return (statuses, only) => {
+    const out: Record<string, object> = {};
+    for (const status of statuses) {
+      if (status === 429) {
+        out['429'] = {
+          description: `Too Many Requests (plain text, Retry-After: 60) over the per-IP rate limit; or, in JSON, ${titles(429)}`,
+          headers: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds (rate limit only)' } },
+          content: { 'application/json': { schema: ref(schema) }, 'text/plain': { schema: { type: 'string' } } },
+        };
+        continue;
+      }
+      if (status === 503) {
+        out['503'] = json(schema, titles(503, only), {
+          'Retry-After': {
+            schema: { type: 'string' },
+            description: `Seconds (${kErrors.STORE_BUSY.title}: the write timeout, rounded up; ${kErrors.SERVER_BUSY.title}, ${kErrors.STORE_UNAVAILABLE.title} and ${kErrors.REVISION_NOT_REACHED.title}: 1)`,
+          },
+        });
+        continue;
+      }
+      out[String(status)] = json(schema, titles(status, only) || 'Error');
     }
-    if (status === 503) {
-      out['503'] = json(ErrorEnvelope, titles(503, only), {
-        'Retry-After': {
-          schema: { type: 'string' },
-          description: `Seconds (${kErrors.STORE_BUSY.title}: the write timeout, rounded up; ${kErrors.SERVER_BUSY.title}, ${kErrors.STORE_UNAVAILABLE.title} and ${kErrors.REVISION_NOT_REACHED.title}: 1)`,
-        },
-      });
-      continue;
-    }
-    out[String(status)] = json(ErrorEnvelope, titles(status, only) || 'Error');
-  }
-  return out;
+    return out;
+  };
 }
+
+/** Management API error responses (envelope), for the statuses of one operation. */
+export const apiErrors: ErrorResponses = errorResponses(ErrorEnvelope);
 
 /**
  * The one 4xx a service route can answer: every route refuses doubtful framing (src/http/framing.ts)
