@@ -3,11 +3,18 @@
 // Management API's tokens and approvals.
 import { defineCapability } from '../capability/capability.js';
 import { kManifestCommands } from './manifest-commands.js';
-import { ManifestArchived, ManifestEnvelope, ManifestFlagCreate, ManifestFlagResponse, ManifestFlagUpdate } from './schemas.js';
+import {
+  ManifestArchived,
+  ManifestEnvelope,
+  ManifestErrorResponse,
+  ManifestFlagCreate,
+  ManifestFlagResponse,
+  ManifestFlagUpdate,
+} from './schemas.js';
 
 export const kOpenFeatureManifest = defineCapability({
   name: 'openfeature-manifest',
   commands: kManifestCommands,
   routes: async () => (await import('./routes.js')).kManifestRoutes,
-  schemas: { ManifestEnvelope, ManifestFlagResponse, ManifestArchived, ManifestFlagCreate, ManifestFlagUpdate },
+  schemas: { ManifestEnvelope, ManifestFlagResponse, ManifestArchived, ManifestFlagCreate, ManifestFlagUpdate, ManifestErrorResponse },
 });

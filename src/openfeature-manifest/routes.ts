@@ -1,8 +1,9 @@
 // The OpenFeature CLI's manifest API (open-feature/cli api/v0/sync.yaml): a project's flags as the CLI's
 // `pull` reads them, and its `push` creating, updating and deleting them. Management API routes outside
-// /api/v1: the same pipeline, tokens, limits and error envelope; each write is a writer command that runs
-// the flags' own rules, held as a change request where the environment is guarded (202, as the
-// Management API answers). docs/openfeature-cli.md says what the manifest cannot say of a flag.
+// /api/v1: the same pipeline, tokens and limits, their refusals in the CLI's ErrorResponse (manifest-errors.ts);
+// each write is a writer command that runs the flags' own rules, held as a change request where the
+// environment is guarded (202, as the Management API answers). docs/openfeature-cli.md says what the
+// manifest cannot say of a flag.
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { listFlags } from '../flag-records/flag-store.js';
 import { isEnvironmentAllowed, requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
@@ -10,9 +11,10 @@ import type { AuthContext } from '../model/token-access.js';
 import { type ApiRequest, JsonText, type WriteHandler } from '../routes/handler.js';
 import type { ReceivedBody } from '../model/request-body.js';
 import type { WriterCommand } from '../writer/command.js';
-import { apiErrors, changeRequested, json, pathParam, queryParam } from '../routes/openapi-parts.js';
+import { changeRequested, json, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { tokenPrincipal } from '../routes/route-helpers.js';
 import { kManifestCommands } from './manifest-commands.js';
+import { manifestErrorBody, manifestErrors } from './manifest-errors.js';
 import { manifestFlag } from './manifest-flag.js';
 import { ManifestArchived, ManifestEnvelope, ManifestFlagCreate, ManifestFlagResponse, ManifestFlagUpdate } from './schemas.js';
 
@@ -54,7 +56,7 @@ function manifestWrite<I>(
 }
 
 const kKeyParam = pathParam('key', "The flag's key: its name in the token's project");
-const kWriteErrors = apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]);
+const kWriteErrors = manifestErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]);
 
 export const kManifestRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
   manifestGet: {
@@ -62,6 +64,7 @@ export const kManifestRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     pattern: '/openfeature/v0/manifest',
     via: 'management',
     auth: 'token',
+    errorBody: manifestErrorBody,
     docs: {
       operationId: 'getOpenFeatureManifest',
       tag: 'Management API',
@@ -74,7 +77,9 @@ export const kManifestRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       ],
       responses: {
         '200': json(ManifestEnvelope, 'The manifest', kCapabilitiesDoc),
-        ...apiErrors([400, 401, 402, 403, 429, 500]),
+        ...manifestErrors([400, 401, 402, 403, 429, 500]),
+        // A read's 503, which the document would otherwise add in the envelope (src/openapi/document.ts).
+        ...manifestErrors([503], ['REVISION_NOT_REACHED', 'SERVER_BUSY']),
       },
     },
     handler: {
@@ -96,6 +101,7 @@ export const kManifestRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     pattern: '/openfeature/v0/manifest/flags',
     via: 'management',
     auth: 'token',
+    errorBody: manifestErrorBody,
     docs: {
       operationId: 'createOpenFeatureManifestFlag',
       tag: 'Management API',
@@ -110,6 +116,7 @@ export const kManifestRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     pattern: '/openfeature/v0/manifest/flags/:key',
     via: 'management',
     auth: 'token',
+    errorBody: manifestErrorBody,
     docs: {
       operationId: 'updateOpenFeatureManifestFlag',
       tag: 'Management API',
@@ -133,6 +140,7 @@ export const kManifestRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
     pattern: '/openfeature/v0/manifest/flags/:key',
     via: 'management',
     auth: 'token',
+    errorBody: manifestErrorBody,
     docs: {
       operationId: 'deleteOpenFeatureManifestFlag',
       tag: 'Management API',
@@ -141,7 +149,7 @@ export const kManifestRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       responses: {
         '200': json(ManifestArchived, 'Deleted', kCapabilitiesDoc),
         ...changeRequested(),
-        ...apiErrors([401, 402, 403, 404, 429, 500, 503]),
+        ...manifestErrors([401, 402, 403, 404, 429, 500, 503]),
       },
     },
     handler: manifestWrite(kManifestCommands.manifestFlagDelete, 200, (request, auth) => ({ ...asker(auth), key: request.params.key! })),

@@ -66,3 +66,25 @@ export const ManifestFlagUpdate = Type.Object(
   { additionalProperties: false, description: "A flag's type, default value and description; key must be the path's" },
 );
 export type ManifestFlagUpdate = Static<typeof ManifestFlagUpdate>;
+
+/**
+ * The document's ErrorResponse (its `{"error": {"message", "status", "details"}}`, which the CLI's client
+ * decodes), with Flagwire's title (code) and docs link beside: its schema takes members it does not name.
+ */
+export const ManifestErrorResponse = Type.Object(
+  {
+    error: Type.Object({
+      message: Type.String({ description: 'Cause and fix' }),
+      status: Type.Integer({ description: "The answer's HTTP status" }),
+      code: Type.String({ description: "The error's title" }),
+      docs: Type.String({ description: 'Link to the section of the docs page explaining it' }),
+      details: Type.Optional(
+        Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+          description: "A refused body's problems that name a field (400 only)",
+        }),
+      ),
+    }),
+  },
+  { description: "A refusal in the OpenFeature CLI's ErrorResponse" },
+);
+export type ManifestErrorResponse = Static<typeof ManifestErrorResponse>;

@@ -17,6 +17,7 @@ import { kConsoleOnlyErrors, kErrors, type ErrorCode } from '../../src/errors.js
 import { EvalFlag, EvalFlagList } from '../../src/model/eval-shapes.js';
 import { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
 import { OfrepBulkSuccess, OfrepEvaluationFailure, OfrepEvaluationSuccess } from '../../src/model/ofrep-schemas.js';
+import { ManifestErrorResponse } from '../../src/openfeature-manifest/schemas.js';
 import { Health, ReadinessBody as Readiness } from '../../src/model/probes.js';
 import { kAllRoutes, kManagementRoutesOutsideApi } from '../../src/all-routes.js';
 import { openApiPath } from '../../src/routes/route-table.js';
@@ -157,6 +158,19 @@ t.test('the error envelope and every status of the error table', async (t) => {
   t.same(doc.paths['/v1/flags/{flag_id}'].get.security, [], 'the Evaluation API needs no credentials');
 });
 
+t.test("the OpenFeature CLI's manifest routes declare their refusals in its ErrorResponse, not the envelope", async (t) => {
+  const ops = ['/openfeature/v0/manifest', '/openfeature/v0/manifest/flags', '/openfeature/v0/manifest/flags/{key}'].flatMap(
+    (p) => Object.values(doc.paths[p]) as any[],
+  );
+  t.equal(ops.length, 4);
+  for (const op of ops) {
+    for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
+      if (Number(status) >= 400)
+        t.same(response.content['application/json'].schema, { $ref: '#/components/schemas/ManifestErrorResponse' }, status);
+    }
+  }
+});
+
 t.test('the response schemas describe what the server really sends', async (t) => {
   const check = async (schema: TSchema, method: string, path: string, opts: Parameters<typeof call>[3] = {}) => {
     const r = await call(server.baseUrl, method, path, opts);
@@ -177,6 +191,9 @@ t.test('the response schemas describe what the server really sends', async (t) =
   await check(PatchResult, 'PATCH', `/api/v1/flags/${ids.flag}`, { token: secrets.write, body: { trafficPercentage: 60 } });
   await check(FlagRepresentation, 'POST', '/api/v1/flags', { token: secrets.multiWrite, body: { name: 'openapi-made' } });
   await check(ErrorEnvelope, 'GET', '/api/v1/flags/flg_nope', { token: secrets.write });
+  await nextMinute();
+  const manifestRefusal = await check(ManifestErrorResponse, 'DELETE', '/openfeature/v0/manifest/flags/nope', { token: secrets.write });
+  t.equal(manifestRefusal.status, 404, manifestRefusal.text);
   await check(EvalFlag, 'GET', `/v1/flags/${ids.flag}?targetingKey=u1`);
   await check(EvalFlagList, 'GET', `/v1/flags/project/${ids.single}`);
   await check(EvalErrorBody, 'GET', '/v1/flags/flg_nope');

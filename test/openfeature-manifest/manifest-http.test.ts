@@ -1,9 +1,10 @@
 // The OpenFeature CLI's manifest API against a real server, checked against the CLI's own documents
 // (test/fixtures/openfeature-cli: its OpenAPI document api/v0/sync.yaml and the manifest file's JSON schema):
 // a project's flags of every type read as the manifest; a flag created, updated and deleted by a write
-// token through the flags' own commands; a read token refused every write in the Management API's
-// envelope; a guarded environment's write held as a change request that changes nothing until approved;
-// bad bodies refused 400; another project's flags never reached.
+// token through the flags' own commands; a read token refused every write; every refusal in the
+// document's ErrorResponse, which the CLI's client decodes (a path no route has in the Management API's
+// envelope); a guarded environment's write held as a change request that changes nothing until approved;
+// bad bodies refused 400, naming their fields; another project's flags never reached.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -32,6 +33,7 @@ const shape = (name: string): ValidateFunction => ajv.compile({ $ref: `sync#/com
 const kManifest = shape('ManifestEnvelope');
 const kFlagResponse = shape('ManifestFlagResponse');
 const kArchived = shape('ArchiveResponse');
+const kErrorResponse = shape('ErrorResponse');
 /** The manifest file the CLI's pull writes (schema/v0/flag-manifest.json), from which it generates accessors. */
 const kManifestFile = ajv.compile(JSON.parse(fixture('flag-manifest.json')));
 
@@ -47,12 +49,21 @@ const api = (method: string, path: string, token: string, body?: unknown) => cal
 const manifest = (token: string, query = '') => api('GET', `/openfeature/v0/manifest${query}`, token);
 const flagPath = (key: string) => `/openfeature/v0/manifest/flags/${encodeURIComponent(key)}`;
 
-/** A refusal in the Management API's envelope. */
-function refused(t: Test, r: Reply, status: number, error: string, detail?: RegExp): void {
+/**
+ * A refusal in the document's ErrorResponse: Flagwire's detail as its message, its title as its code, with
+ * the docs link and the store revision every Management API answer names. Its error, for more checks.
+ */
+function refused(t: Test, r: Reply, status: number, error: string, detail?: RegExp): any {
   t.equal(r.status, status, `${status} ${error}: ${r.text}`);
-  t.strictSame(Object.keys(r.json ?? {}).sort(), ['detail', 'docs', 'error'], 'the error envelope');
-  t.equal(r.json?.error, error);
-  if (detail) t.match(r.json?.detail, detail);
+  conforms(t, kErrorResponse, r.json, 'the refusal');
+  t.strictSame(Object.keys(r.json ?? {}), ['error'], 'the error response, nothing beside its error');
+  const body = r.json?.error;
+  t.equal(body?.status, status, 'its status');
+  t.equal(body?.code, error, "Flagwire's title");
+  t.match(body?.docs, /^https?:\/\/\S+#[a-z-]+$/, 'the docs link');
+  if (detail) t.match(body?.message, detail);
+  t.match(r.headers.get('flagwire-revision'), /^\d+$/, 'the store revision');
+  return body;
 }
 
 /** A flag of the Management API by name in the token's project, or undefined. */
@@ -167,16 +178,36 @@ t.test('a read token may read but never write', async (t) => {
   );
   refused(t, await api('DELETE', flagPath('banner'), secrets.read), 403, 'Insufficient permission');
   refused(t, await call(base, 'GET', '/openfeature/v0/manifest'), 401, 'Missing bearer token');
+  refused(t, await manifest('not-a-token'), 401, 'Malformed bearer token');
   t.strictSame((await manifest(secrets.read)).json, before, 'nothing changed');
+  // A method no route of the path has is refused before any manifest route is matched: Flagwire's own 404.
+  const unmatched = await api('GET', '/openfeature/v0/manifest/flags', secrets.read);
+  t.equal(unmatched.status, 404, unmatched.text);
+  t.equal(typeof unmatched.json?.error, 'string', "Flagwire's own error body, not the manifest's");
 });
 
-t.test('bad input is refused 400 in the envelope, nothing written', async (t) => {
+t.test('bad input is refused 400, naming the fields, nothing written', async (t) => {
   const before = (await manifest(secrets.read)).json;
   const post = (body: unknown) => api('POST', '/openfeature/v0/manifest/flags', secrets.write, body);
-  refused(t, await post({ key: 'half', type: 'integer', defaultValue: 1.5 }), 400, 'Invalid request', /defaultValue must be an integer/);
-  refused(t, await post({ key: 'no-type', defaultValue: true }), 400, 'Invalid request', /type is required/);
+  const half = refused(
+    t,
+    await post({ key: 'half', type: 'integer', defaultValue: 1.5 }),
+    400,
+    'Invalid request',
+    /defaultValue must be an integer/,
+  );
+  t.strictSame(half?.details, [{ field: 'defaultValue', message: half?.message }], 'the field it names');
+  const untyped = refused(t, await post({ key: 'no-type', defaultValue: true }), 400, 'Invalid request', /type is required/);
+  t.match(untyped?.details, [{ field: 'type', message: /type is required/ }]);
   refused(t, await post({ key: 'odd', type: 'date', defaultValue: 'x' }), 400, 'Invalid request', /type must be one of/);
-  refused(t, await post({ key: 'extra', type: 'boolean', defaultValue: true, rules: [] }), 400, 'Invalid request', /unknown field "rules"/);
+  const extra = refused(
+    t,
+    await post({ key: 'extra', type: 'boolean', defaultValue: true, rules: [] }),
+    400,
+    'Invalid request',
+    /unknown field "rules"/,
+  );
+  t.match(extra?.details, [{ field: 'rules', message: 'unknown field "rules"' }]);
   refused(
     t,
     await post({ key: 'named', name: 'Other', type: 'boolean', defaultValue: true }),
@@ -184,13 +215,20 @@ t.test('bad input is refused 400 in the envelope, nothing written', async (t) =>
     'Invalid request',
     /name must be the same as key/,
   );
-  refused(t, await post({ key: 'banner', type: 'boolean', defaultValue: true }), 400, 'Invalid request', /already exists/);
+  const taken = refused(t, await post({ key: 'banner', type: 'boolean', defaultValue: true }), 400, 'Invalid request', /already exists/);
+  t.notOk(taken !== undefined && 'details' in taken, 'no details where no field is named');
   const raw = await call(base, 'POST', '/openfeature/v0/manifest/flags', {
     token: secrets.write,
     raw: '{"key":',
     headers: { 'content-type': 'application/json' },
   });
   refused(t, raw, 400, 'Invalid request', /not valid JSON/);
+  const large = await call(base, 'POST', '/openfeature/v0/manifest/flags', {
+    token: secrets.write,
+    raw: `{"key":"big","type":"string","defaultValue":"${'x'.repeat(1_100_000)}"}`,
+    headers: { 'content-type': 'application/json' },
+  });
+  refused(t, large, 413, 'Request body too large');
   const put = (key: string, body: unknown) => api('PUT', flagPath(key), secrets.write, body);
   refused(t, await put('banner', { key: 'checkout', type: 'boolean', defaultValue: true }), 400, 'Invalid request', /must be the path's/);
   refused(
