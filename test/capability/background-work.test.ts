@@ -126,6 +126,7 @@ t.test("the capabilities' background work: the scheduler before the flag file, t
     'deliverer: outbox',
     'file-follower: before listening',
     'export scratch sweep: before listening',
+    'audit stream: outbox',
     'mailer: outbox',
     'sync service: before listening',
   ]);

@@ -21,7 +21,9 @@ import { startWorldServer } from '../helpers/world-server.js';
 const kHangMs = 60_000;
 t.setTimeout(5 * kHangMs);
 
-const { server, world } = await startWorldServer(t, { FLAGWIRE_EVAL_WORKERS: '1' });
+// The bytes per second a key may send in large bodies (test/eval/eval-body-rate.test.ts) lifted to their
+// most: these requests, some large, come within a second of each other from one key and one address.
+const { server, world } = await startWorldServer(t, { FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND: String(1024 ** 3) });
 const { ids } = world;
 const web = world.run('clientKeyCreate', {
   principal: kOperator,
