@@ -88,8 +88,11 @@ t.test("every route of the OpenAPI document with a JSON body: a 4xx in the route
           (envelope.required ?? []).every((member) => reply.json?.[member] !== undefined),
           `${what}: the envelope's members (${envelope.required})`,
         );
+        // The detail is a member of the envelope, or of its `error` object where the route speaks another
+        // standard's shape (the OpenFeature CLI's ErrorResponse: `{error: {message}}`).
+        const members = [...Object.values(reply.json ?? {}), ...Object.values(reply.json?.error ?? {})];
         t.ok(
-          Object.values(reply.json ?? {}).some((value) => typeof value === 'string' && detail.test(value)),
+          members.some((value) => typeof value === 'string' && detail.test(value)),
           `${what}: the detail names the bound: ${reply.text.slice(0, 300)}`,
         );
       }
