@@ -60,10 +60,12 @@ const filed = () =>
     .filter((l) => l !== '')
     .map((l) => (JSON.parse(l) as { seq: number }).seq);
 
-async function until(what: string, check: () => boolean, ms = 120_000): Promise<void> {
+// The bound only catches a hang: a whole backlog re-sent after both ends restart, on a loaded 2-core
+// machine, once took over 120 s.
+async function until(what: string, check: () => boolean, ms = 300_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not in ${ms / 1000} s: ${what}`);
+    if (Date.now() > deadline) throw new Error(`not in ${ms / 1000} s: ${what} (${new Set(received()).size} distinct entries received)`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
