@@ -80,11 +80,7 @@ export function queueWithBody(
   // A declared body within the cap is charged before it is read; one past the cap is the reader's 413
   // and charges nothing. (A malformed length is NaN: the reader refuses it.)
   const declared = contentLength === '' ? 0 : Number(contentLength);
-  if (
-    declared > kUnchargedBodyBytes &&
-    declared <= kMaxContextBodyBytes &&
-    !evalBytes.take(credential, clock.now(), declared - kUnchargedBodyBytes)
-  ) {
+  if (declared <= kMaxContextBodyBytes && !charged(evalBytes, clock, credential, declared)) {
     metrics?.request(route, 429);
     // A body within the cap is drained (kDrainBytes): the connection is kept.
     queue.refuse(res, 429, refusals.tooFast, true);
@@ -99,7 +95,7 @@ export function queueWithBody(
         try {
           // A chunked body is charged once read: its length was not known before.
           const size = result.body.byteLength;
-          if (contentLength === '' && size > kUnchargedBodyBytes && !evalBytes.take(credential, clock.now(), size - kUnchargedBodyBytes)) {
+          if (contentLength === '' && !charged(evalBytes, clock, credential, size)) {
             metrics?.request(route, 429);
             queue.refuse(res, 429, refusals.tooFast, true);
             return;
@@ -122,4 +118,9 @@ export function queueWithBody(
     undefined,
     kMaxContextBodyBytes,
   );
+}
+
+/** Charges a body of `bytes` to `credential` (only what passes kUnchargedBodyBytes); false when its share is spent. */
+function charged(evalBytes: RateLimiter, clock: Clock, credential: string, bytes: number): boolean {
+  return bytes <= kUnchargedBodyBytes || evalBytes.take(credential, clock.now(), bytes - kUnchargedBodyBytes);
 }
