@@ -25,6 +25,7 @@ export const kErrors = {
   REQUEST_CHANGED: { status: 409, title: 'Change request changed', anchor: 'change-request-changed' },
   PRECONDITION_FAILED: { status: 412, title: 'Precondition failed', anchor: 'precondition-failed' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large', anchor: 'payload-too-large' },
+  TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests', anchor: 'too-many-requests' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too many failed authentication attempts', anchor: 'too-many-requests' },
   TOO_MANY_EVENTS: { status: 429, title: 'Too many events', anchor: 'too-many-events' },
   TOO_MANY_REPORTS: { status: 429, title: 'Too many reports', anchor: 'too-many-reports' },

@@ -67,9 +67,11 @@ export interface ManagementDeps {
   metrics?: Metrics | null;
 }
 
-const kRateLimited = Buffer.from(
-  'Too Many Requests: the Management API allows a limited number of requests per minute per address; wait a minute before retrying.\n',
+const kRateLimitedError = new FlagwireError(
+  'TOO_MANY_REQUESTS',
+  'the Management API allows a limited number of requests per minute per address; wait a minute before retrying',
 );
+const kRateLimited = Buffer.from(`Too Many Requests: ${kRateLimitedError.detail}.\n`);
 const kRateLimitRetry = ['Retry-After', '60'] as const;
 
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
@@ -111,7 +113,12 @@ class ManagementPipeline {
         deps.metrics.rateLimited++;
         deps.metrics.request(match.metric, 429);
       }
-      send(res, 429, kRateLimited, 'text/plain; charset=utf-8', revisionHeaders(this.revisionNow(), kRateLimitRetry));
+      const headers = revisionHeaders(this.revisionNow(), kRateLimitRetry);
+      // The spec's plain 429, except on a route that answers in another standard's error body (the
+      // OpenFeature CLI's manifest API), whose clients decode only that body.
+      const errorBody = match.route?.errorBody ?? null;
+      if (errorBody === null) send(res, 429, kRateLimited, 'text/plain; charset=utf-8', headers);
+      else send(res, 429, JSON.stringify(errorBody(kRateLimitedError, deps.config.docsUrl)), 'application/json', headers);
       return;
     }
     const request: ApiRequest = {

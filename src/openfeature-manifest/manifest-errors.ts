@@ -7,7 +7,7 @@ import { errorResponses } from '../routes/openapi-parts.js';
 import { ManifestErrorResponse, ManifestFlagCreate } from './schemas.js';
 
 /** The routes' error responses in the OpenAPI document: the CLI's ErrorResponse, as manifestErrorBody renders it. */
-export const manifestErrors = errorResponses(ManifestErrorResponse);
+export const manifestErrors = errorResponses(ManifestErrorResponse, false);
 
 /** The fields a manifest write's body has: a problem that begins with one names it (src/model/validation.ts). */
 const kFields: ReadonlySet<string> = new Set(Object.keys(ManifestFlagCreate.properties));

@@ -73,9 +73,9 @@ export const json = (schema: TSchema, description: string, headers?: object) => 
 });
 
 /** The titles of every error code with this status (the table in src/errors.ts), for a response's description. */
-function titles(status: number, only?: readonly ErrorCode[]): string {
+function titles(status: number, only?: readonly ErrorCode[], except: readonly ErrorCode[] = []): string {
   const codes = (Object.keys(kErrors) as ErrorCode[]).filter(
-    (c) => kErrors[c].status === status && !kConsoleOnlyErrors.has(c) && (!only || only.includes(c)),
+    (c) => kErrors[c].status === status && !kConsoleOnlyErrors.has(c) && (!only || only.includes(c)) && !except.includes(c),
   );
   return codes.map((c) => kErrors[c].title).join('; ');
 }
@@ -88,18 +88,22 @@ export type ErrorResponses = (statuses: readonly number[], only?: readonly Error
 
 /**
  * The error responses of the routes whose refusals have the body `schema`: the envelope's (apiErrors),
- * or a route set's own (ManagementRouteSpec.errorBody). Derived once per shape, at load.
+ * or a route set's own (ManagementRouteSpec.errorBody), whose rate limit answers in that body too
+ * (`plainRateLimit` false). Derived once per shape, at load.
  */
-export function errorResponses(schema: TSchema): ErrorResponses {
+export function errorResponses(schema: TSchema, plainRateLimit = true): ErrorResponses {
   return (statuses, only) => {
     const out: Record<string, object> = {};
     for (const status of statuses) {
       if (status === 429) {
-        out['429'] = {
-          description: `Too Many Requests (plain text, Retry-After: 60) over the per-IP rate limit; or, in JSON, ${titles(429)}`,
-          headers: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds (rate limit only)' } },
-          content: { 'application/json': { schema: ref(schema) }, 'text/plain': { schema: { type: 'string' } } },
-        };
+        const retryAfter = { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds (rate limit only)' } };
+        out['429'] = plainRateLimit
+          ? {
+              description: `${kErrors.TOO_MANY_REQUESTS.title} (plain text, Retry-After: 60) over the per-IP rate limit; or, in JSON, ${titles(429, only, ['TOO_MANY_REQUESTS'])}`,
+              headers: retryAfter,
+              content: { 'application/json': { schema: ref(schema) }, 'text/plain': { schema: { type: 'string' } } },
+            }
+          : json(schema, `${titles(429, only)} (Retry-After: 60 over the per-IP rate limit)`, retryAfter);
         continue;
       }
       if (status === 503) {

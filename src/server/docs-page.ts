@@ -34,6 +34,8 @@ const kExplain: Record<ErrorCode, string> = {
   PRECONDITION_FAILED:
     "A change of a flag named the version it was read at (If-Match with the ETag its GET answered, the command line's `--if-version`), and the flag has changed since: someone else changed it, in this environment or another. Nothing was applied. Read the flag again (its GET answers its new ETag), check your change against what it is now, and send it again with the new ETag if it is still right.",
   PAYLOAD_TOO_LARGE: `The request body is over 1 MiB, or, on Unleash's front-end API, over ${kMaxContextBodyBytes} bytes: the most an evaluation context within its bound takes (docs/operations.md: Evaluation work). Send a smaller body.`,
+  TOO_MANY_REQUESTS:
+    'This address sent more requests than the per-address rate limit allows in a minute (FLAGWIRE_RATE_LIMIT). Wait a minute (Retry-After) before retrying; clients behind one address share the limit.',
   TOO_MANY_AUTH_FAILURES:
     'Too many requests from this address failed authentication (no, malformed or unknown token). Wait a minute before retrying; until then every request from the address is refused.',
   TOO_MANY_EVENTS:

@@ -329,3 +329,16 @@ t.test('a write to a guarded environment opens a change request and changes noth
   t.strictSame((await manifest(secrets.multiRead)).json.flags, [colour], 'colour made once approved');
   t.match(await stored(secrets.multiRead, 'colour', '&env=production'), { variants: { default: 'red' }, defaultVariant: 'default' });
 });
+
+t.test("over the per-address rate limit, the CLI's ErrorResponse; the Management API's plain text beside it", async (t) => {
+  const limited = await startWorldServer(t, { FLAGWIRE_RATE_LIMIT: '3' });
+  const read = limited.world.secrets.read;
+  for (let i = 0; i < 3; i++) t.equal((await call(limited.server.baseUrl, 'GET', '/openfeature/v0/manifest', { token: read })).status, 200);
+  const r = await call(limited.server.baseUrl, 'GET', '/openfeature/v0/manifest', { token: read });
+  const body = refused(t, r, 429, 'Too many requests', /wait a minute before retrying/);
+  t.match(body?.docs, /#too-many-requests$/);
+  t.equal(r.headers.get('retry-after'), '60');
+  const plain = await call(limited.server.baseUrl, 'GET', '/api/v1/token', { token: read });
+  t.equal(plain.status, 429);
+  t.match(plain.headers.get('content-type'), /^text\/plain/, "the Management API's own routes keep the spec's plain 429");
+});
