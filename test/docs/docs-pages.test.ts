@@ -1,12 +1,14 @@
 // The README and the pages under docs/ stay true to the repository: every relative link and image
 // reaches a file of this repository (and a heading, for a `#` anchor), every path named in backticks
-// exists, docs/cli.md lists exactly the command lines the CLI has, and docs/configuration.md names
-// every FLAGWIRE_* setting the code reads.
+// exists, docs/cli.md lists exactly the command lines the CLI has, every Management API route is named
+// on a page, and docs/configuration.md names every FLAGWIRE_* setting the code reads: what a new
+// capability documents (docs/architecture.md, "Adding a capability").
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { kCliCommands } from '../../src/cli/commands.js';
+import { kManagementRoutes } from '../../src/all-routes.js';
 
 const kRepo = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
 
@@ -82,6 +84,32 @@ t.test('every path the pages name in backticks exists', async (t) => {
   }
 });
 
+t.test('every src/ path the pages name, in backticks or not, and every entry of a tree of src/ exists', async (t) => {
+  let trees = 0;
+  for (const page of kPages.filter((p) => !p.startsWith('docs/spec/'))) {
+    const markdown = read(page);
+    for (const m of prose(markdown).matchAll(/(?<![\w./-])src\/[\w./-]*\w/g))
+      t.ok(existsSync(join(kRepo, m[0])), `${page}: ${m[0]} exists`);
+    // A layout drawn as a tree (design.md's): `src/` on a line of its own, then its entries indented,
+    // each line starting with one or more names (`flags/ tokens/ ...`, `config.ts`).
+    for (const block of markdown.matchAll(/^```[^\n]*\n([\s\S]*?)^```$/gm)) {
+      const lines = block[1]!.split('\n');
+      const at = lines.indexOf('src/');
+      if (at === -1) continue;
+      trees++;
+      for (const line of lines.slice(at + 1)) {
+        const entries = /^ {2}((?:[\w.-]+\/? )*[\w.-]+\/?)(?: {2,}|$)/.exec(line);
+        if (!line.startsWith(' ')) break; // the tree of src/ ends at the next top-level entry
+        if (!line.startsWith('   ')) t.ok(entries !== null, `${page}: the tree's line "${line}" starts with its entries`);
+        if (entries === null) continue;
+        for (const name of entries[1]!.split(' '))
+          if (name !== '...') t.ok(existsSync(join(kRepo, 'src', name)), `${page}: the tree's src/${name} exists`);
+      }
+    }
+  }
+  t.ok(trees > 0, "design.md's layout is checked");
+});
+
 t.test('docs/cli.md lists exactly the command lines of the CLI', async (t) => {
   const cli = read('docs/cli.md');
   const block = /## Commands\n[\s\S]*?```\n([\s\S]*?)```/.exec(cli)?.[1] ?? '';
@@ -94,6 +122,23 @@ t.test('docs/cli.md lists exactly the command lines of the CLI', async (t) => {
     );
   }
   t.equal(lines.length, usages.length, 'one line per command, nothing else');
+});
+
+t.test('every Management API route is named on a page under docs/, as `METHOD /path`', async (t) => {
+  const docs = kPages
+    .filter((p) => p.startsWith('docs/'))
+    .map(read)
+    .join('\n');
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  t.ok(kManagementRoutes.length > 0);
+  for (const route of kManagementRoutes) {
+    // A parameter as the pages write it, `{id}` or `{flag_id}`; a query or a list of values may follow.
+    const path = route.path.pattern
+      .split(/(:\w+)/)
+      .map((part) => (part.startsWith(':') ? '\\{[^}`]+\\}' : escaped(part)))
+      .join('');
+    t.ok(new RegExp(`\`${route.method} ${path}[\`?[]`).test(docs), `${route.method} ${route.path.pattern}`);
+  }
 });
 
 t.test('docs/configuration.md names every FLAGWIRE_* setting the code reads, and only real ones', async (t) => {
