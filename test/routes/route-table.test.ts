@@ -8,6 +8,8 @@ import { kEvaluationApiRoutes } from '../../src/eval-engine/evaluation-api-route
 import { kAllRoutes, kManagementRoutes, kRouteLabels, matchManagementRoute, routeNumber } from '../../src/all-routes.js';
 import { compilePattern, matchPath, matchesShape } from '../../src/http/route-pattern.js';
 import { openApiPaths } from '../../src/openapi/document.js';
+import { kCapabilityList } from '../../src/capabilities.js';
+import { loadPart } from '../../src/capability/capability.js';
 
 /** What a browser asks of the origin itself, not part of any API (docs/decisions.md: The origin's root). */
 const kAskedByBrowsers = ['/', '/favicon.ico'];
@@ -68,64 +70,24 @@ t.test('registerRoutes attaches each handler at its declared method and pattern,
 });
 
 t.test("the Management API's routes and their labels: by the path's shape, whatever the method", async (t) => {
+  // In the capabilities' order (src/capabilities.ts), each one's routes in its declaration's order.
+  const declared = (await loadPart(kCapabilityList, 'routes')).flatMap((routes) => Object.entries(routes ?? {}));
+  t.ok(declared.length > 0);
   t.same(
-    kManagementRoutes.map((r) => `${r.method} ${r.path.pattern}`),
-    // In the capabilities' order (src/capabilities.ts), each one's routes in its declaration's order.
-    [
-      'GET /api/v1/sso',
-      'PATCH /api/v1/sso',
-      'DELETE /api/v1/sso',
-      'GET /api/v1/flags',
-      'POST /api/v1/flags',
-      'GET /api/v1/flags/:flag_id',
-      'GET /api/v1/flags/:flag_id/flagd',
-      'PATCH /api/v1/flags/:flag_id',
-      'GET /api/v1/fragments',
-      'POST /api/v1/fragments',
-      'PATCH /api/v1/fragments/:name',
-      'POST /api/v1/fragments/:name/delete',
-      'POST /api/v1/flags/:flag_id/schedules',
-      'GET /api/v1/schedules',
-      'POST /api/v1/schedules/:schedule_id/cancel',
-      'POST /api/v1/flags/:flag_id/rollouts',
-      'GET /api/v1/rollouts',
-      'POST /api/v1/rollouts/:rollout_id/:action',
-      'POST /api/v1/webhooks',
-      'GET /api/v1/webhooks',
-      'POST /api/v1/webhooks/:webhook_id/delete',
-      'GET /api/v1/webhooks/:webhook_id/deliveries',
-      'POST /api/v1/deliveries/:delivery_id/redeliver',
-      'GET /api/v1/export',
-      'POST /api/v1/plan',
-      'POST /api/v1/apply',
-      'GET /openfeature/v0/manifest',
-      'POST /openfeature/v0/manifest/flags',
-      'PUT /openfeature/v0/manifest/flags/:key',
-      'DELETE /openfeature/v0/manifest/flags/:key',
-      'GET /api/v1/token',
-      'POST /api/v1/client-keys',
-      'GET /api/v1/client-keys',
-      'POST /api/v1/client-keys/:key_id/revoke',
-      'GET /api/v1/events/settings',
-      'PATCH /api/v1/events/settings',
-      'GET /api/v1/events/export',
-      'POST /api/v1/events/subjects/erase',
-      'GET /api/v1/experiments/:experiment/statistics',
-      'GET /api/v1/experiments',
-      'POST /api/v1/experiments',
-      'GET /api/v1/experiments/:experiment',
-      'PATCH /api/v1/experiments/:experiment',
-      'POST /api/v1/experiments/:experiment/start',
-      'POST /api/v1/experiments/:experiment/stop',
-      'POST /api/v1/experiments/:experiment/delete',
-      'GET /api/v1/experiments/:experiment/results',
-      'GET /v1/snapshots/:project_id',
-      'GET /api/v1/change-requests',
-      'GET /api/v1/change-requests/:request_id',
-      'POST /api/v1/change-requests/:request_id/withdraw',
-      'POST /api/v1/change-requests/:request_id/comments',
-    ],
+    kManagementRoutes.map((r) => `${r.name}: ${r.method} ${r.path.pattern}`),
+    declared.map(([name, r]) => `${name}: ${r.method === 'del' ? 'DELETE' : r.method.toUpperCase()} ${r.pattern}`),
   );
+  // Each declared route is what its own method and path dispatch to, with its handler and its label.
+  for (const [name, route] of declared) {
+    const path = route.pattern.replace(/:(\w+)/g, 'p-$1');
+    const method = route.method === 'del' ? 'DELETE' : route.method.toUpperCase();
+    const match = matchManagementRoute(method, path);
+    t.equal(match.route?.name, name, `${method} ${path} dispatches to ${name}`);
+    t.equal(match.route?.handler, route.handler, `${name}: its declared handler`);
+    t.equal(kRouteLabels[match.metric], routeLabel(route), `${name}: counted under its label`);
+    const params = Object.fromEntries([...route.pattern.matchAll(/:(\w+)/g)].map(([, p]) => [p, `p-${p}`]));
+    t.same(match.params, params, `${name}: its parameters`);
+  }
   const label = (path: string) => kRouteLabels[matchManagementRoute('GET', path).metric];
   t.equal(label('/api/v1/token'), '/api/v1/token');
   t.equal(label('/api/v1/flags'), '/api/v1/flags');
