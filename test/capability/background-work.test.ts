@@ -119,15 +119,38 @@ t.test("on a relay, of the capabilities' background work only the sync service r
   );
 });
 
-t.test("the capabilities' background work: the scheduler before the flag file, the senders in the outbox phase", async (t) => {
-  const works = kCapabilityList.flatMap((c) => c.background ?? []).map((w) => `${w.name}: ${w.phase}`);
-  t.same(works, [
-    'scheduler: before listening',
-    'deliverer: outbox',
-    'file-follower: before listening',
-    'export scratch sweep: before listening',
-    'audit stream: outbox',
-    'mailer: outbox',
-    'sync service: before listening',
-  ]);
+t.test("the capabilities' background work, as start.ts starts it: the scheduler before the flag file, the senders first", async (t) => {
+  const declared = kCapabilityList.flatMap((c) => (c.background ?? []).map((work) => ({ capability: c.name, work })));
+  const names = declared.map(({ work }) => work.name);
+  t.ok(names.length > 0);
+  t.strictSame(
+    names.filter((name, i) => names.indexOf(name) !== i),
+    [],
+    'each work named once',
+  );
+  // The declared works, each recorded under its own name and phase, started as the node starts them.
+  const r = recorder();
+  const background = new NodeBackground(kNode);
+  await background.start(declared.map(({ work }) => r.work(work.name, work.phase, { runsOnRelay: work.runsOnRelay })));
+  const started = r.events.filter((e) => e.startsWith('start ')).map((e) => e.slice('start '.length));
+  const inPhase = (phase: BackgroundPhase) => declared.filter(({ work }) => work.phase === phase).map(({ work }) => work.name);
+  t.strictSame(started, [...inPhase('outbox'), ...inPhase('before listening')], "by phase, each in the capabilities' order");
+  await background.abandon();
+  const phaseOf = (capability: string) => declared.filter((d) => d.capability === capability).map(({ work }) => work.phase);
+  // What leaves the node (mail, webhook deliveries, the audit stream's records) is sent from the outbox phase.
+  const senders = ['webhooks', 'audit-stream', 'mail'];
+  for (const sender of senders) t.strictSame(phaseOf(sender), ['outbox'], `${sender} sends from the outbox phase`);
+  t.strictSame(
+    declared.filter(({ work }) => work.phase === 'outbox').map((d) => d.capability),
+    senders,
+    'and nothing else does: the rest starts one at a time before the node listens',
+  );
+  // The changes that fell due while the node was down run before a followed file is applied.
+  t.strictSame(phaseOf('release-plans'), ['before listening']);
+  t.strictSame(phaseOf('flags-as-code'), ['before listening']);
+  t.ok(
+    started.indexOf(declared.find((d) => d.capability === 'release-plans')!.work.name) <
+      started.indexOf(declared.find((d) => d.capability === 'flags-as-code')!.work.name),
+    "release plans' scheduler starts before flags as code's follower",
+  );
 });
