@@ -3,7 +3,7 @@
 // are guarded, as each principal that may not bypass the policy. A command built to change a guarded
 // environment must be held as a change request or refused; no command, whatever it is, may leave what
 // evaluation reads there changed. A command added without a probe here fails the test: whoever adds it
-// says how it could touch a guarded environment.
+// says how it could touch a guarded environment (docs/architecture.md, "Adding a capability").
 import t from 'tap';
 import { kCapabilityCommands, kStoreLayout } from '../../src/capabilities.js';
 import { kWriterCommands } from '../../src/writer-thread/demo-seed.js';

@@ -1,7 +1,7 @@
 // Every kind that declares the kind its records hang off (KeyedKind.hangsOff), tested as it declares:
 // deleting the record it hangs off deletes it with it (cascade), recorded as its own deletion before that
 // one, or leaves it (keep). The scenarios below cover exactly the kinds declared: a kind that declares a
-// lifecycle without one here fails this test. No kind of Flagwire's refuses a deletion yet: the test-only
+// lifecycle without one here fails this test (docs/architecture.md, "Adding a capability"). No kind of Flagwire's refuses a deletion yet: the test-only
 // capability's drafts do (refuse). The layout refuses a declaration it cannot keep.
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
