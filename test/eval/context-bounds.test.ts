@@ -15,7 +15,7 @@ import { kMaxContextBodyBytes, kMaxContextChars } from '../../src/eval-engine/co
 import { kEvalBodyTooLarge } from '../../src/eval-engine/queued-body.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { call, type Reply, scrapeMetrics } from '../helpers/http.js';
-import { startWorldServer } from '../helpers/world-server.js';
+import { kNoEvalBodyBudget, startWorldServer } from '../helpers/world-server.js';
 
 /** A hang, not a slow machine. */
 const kHangMs = 60_000;
@@ -23,7 +23,7 @@ t.setTimeout(5 * kHangMs);
 
 // The bytes per second a key may send in large bodies (test/eval/eval-body-rate.test.ts) lifted to their
 // most: these requests, some large, come within a second of each other from one key and one address.
-const { server, world } = await startWorldServer(t, { FLAGWIRE_EVAL_WORKERS: '1', FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND: String(1024 ** 3) });
+const { server, world } = await startWorldServer(t, { FLAGWIRE_EVAL_WORKERS: '1', ...kNoEvalBodyBudget });
 const { ids } = world;
 const web = world.run('clientKeyCreate', {
   principal: kOperator,

@@ -10,11 +10,11 @@ import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { kMaxJsonDepth, kMaxJsonElements } from '../../src/http/json-bounds.js';
 import { experimentPlan } from '../helpers/experiment-plan.js';
 import { call, type Reply } from '../helpers/http.js';
-import { startWorldServer } from '../helpers/world-server.js';
+import { kNoEvalBodyBudget, startWorldServer } from '../helpers/world-server.js';
 
 // One client sends every route its large bodies within seconds: its evaluation body bytes per second
 // (charged before the bound is checked) are lifted to their most, so each route answers its own bound.
-const { server, world } = await startWorldServer(t, { FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND: String(1024 ** 3) });
+const { server, world } = await startWorldServer(t, kNoEvalBodyBudget);
 const base = server.baseUrl;
 
 const kTooDeep = new RegExp(`deeper than ${kMaxJsonDepth} levels`);

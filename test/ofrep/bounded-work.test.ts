@@ -9,7 +9,7 @@
 // and leaks: how fast is measured in bench/.
 import t from 'tap';
 import { call, type Reply } from '../helpers/http.js';
-import { startWorldServer } from '../helpers/world-server.js';
+import { kNoEvalBodyBudget, startWorldServer } from '../helpers/world-server.js';
 import { rssMiB } from '../reliability/support.js';
 import { overBudgetMessage } from '../../src/targeting/compiled-flag.js';
 
@@ -23,7 +23,7 @@ const kAtOnce = 6;
 t.setTimeout(10 * kHangMs);
 
 // Waves of large contexts from one address: its evaluation body bytes per second (eval-body-rate.test.ts's) lifted.
-const { server, world } = await startWorldServer(t, { FLAGWIRE_EVAL_WORKERS: '2', FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND: String(1024 ** 3) });
+const { server, world } = await startWorldServer(t, { FLAGWIRE_EVAL_WORKERS: '2', ...kNoEvalBodyBudget });
 const { ids, secrets } = world;
 const pid = server.proc.pid!;
 

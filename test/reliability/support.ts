@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { buildWorld, type World } from '../helpers/world.js';
+import { kNoEvalBodyBudget } from '../helpers/world-server.js';
 import { listFlags } from '../../src/flag-records/flag-store.js';
 
 /** FLAGWIRE_LONG=1 (scripts/reliability-long.sh) runs the bigger versions of the crash-safety and fuzz tests. */
@@ -16,7 +17,7 @@ export const kLong = process.env.FLAGWIRE_LONG === '1';
 export const kUnlimited = {
   FLAGWIRE_RATE_LIMIT: '1000000000',
   FLAGWIRE_AUTH_FAIL_LIMIT: '1000000000',
-  FLAGWIRE_EVAL_BODY_BYTES_PER_SECOND: String(1024 ** 3),
+  ...kNoEvalBodyBudget,
 } as const;
 
 export interface RichWorld extends World {
