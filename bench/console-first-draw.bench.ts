@@ -5,8 +5,8 @@
 // front on the loopback: its script or modules from disk and the page that loads them (assets.ts
 // kConsolePage, with the server's Content-Security-Policy, so a build that needs what the policy refuses
 // fails here), everything else (the API) passed to the one server. Not
-// Chromium's request interception: it adds about 100 ms to a load of the console's 39 modules, which
-// would swamp a difference in how many there are.
+// Chromium's request interception: it adds more to a load of the console's modules than a difference
+// in how many there are would.
 //
 // "Drawn": from the navigation's start until the page holds the rule builder and the rollout form (a
 // MutationObserver); "painted": the next frame after that (requestAnimationFrame, then a task). Served

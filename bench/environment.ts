@@ -26,7 +26,7 @@ export function machineInfo(): Record<string, string> {
  * The host's speed now, as scripts/host-speed.mjs says it (its summary line), sampled for `seconds` in a
  * process of its own while nothing else of the bench runs. The 2-core machine's memory moves by nearly two
  * to one from one minute to the next, and every figure of CPU or wall time moves with it (bench/RESULTS.md,
- * the twenty-third round): a bench says what its figures were measured beside, before and after its runs.
+ * Running the benches): a bench says what its figures were measured beside, before and after its runs.
  */
 export function hostSpeed(seconds = 2): string {
   const out = execFileSync(process.execPath, [join(kRepo, 'scripts/host-speed.mjs'), String(seconds)], { encoding: 'utf8' });

@@ -1,8 +1,7 @@
 // OFREP evaluations of one flag timed one at a time, on a keep-alive connection of their own, from a
 // worker thread of their own (events.bench.ts): what another team's service sees of the node. In the
-// senders' thread, their answers waited behind the senders' work in that thread's event loop (measured
-// with a flood refused from its headers: that loop's delay was 4 ms at the median), the generator's delay
-// and not the node's. Posts the 50th and 99th percentiles in ms, and the count.
+// senders' thread, their answers waited behind the senders' work in that thread's event loop (with a
+// flood refused from its headers, most of the probe's time), the generator's delay and not the node's. Posts the 50th and 99th percentiles in ms, and the count.
 import { Agent, request } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 

@@ -13,8 +13,8 @@
 // With `--baseline DIR` (another build's checkout, built), both builds are loaded into one process, each
 // over its own copy of the data, and measured in alternation: `--rounds` short slices of about 10 ms each,
 // the order swapped every round. The 2-core machine's speed moves by nearly two to one within seconds
-// (bench/RESULTS.md, the twenty-third round), so builds measured a process apart read differences of
-// 15% either way for the same code; slices side by side see the same host. The ratio printed is the
+// (bench/RESULTS.md, Running the benches), so builds measured a process apart read differences either
+// way for the same code; slices side by side see the same host. The ratio printed is the
 // median of the rounds' paired ratios, with its quartiles.
 //
 //   npm run build && node dist/bench/ofrep-bulk-cpu.bench.js [--rounds 40] [--baseline DIR]

@@ -1,4 +1,4 @@
-// What a test's error domain costs the test process's promises (bench/RESULTS.md, issue 57 item 5): a
+// What a test's error domain costs the test process's promises (bench/RESULTS.md, test-domains.bench): a
 // million awaited calls, made inside a domain as tap makes one for each test, with no domain, with
 // async-hook-domain's (the package tap imports) and with scripts/tap-domain.mjs's (what the test bundle
 // gives tap instead). Each in a fresh process, `runs` times in turn; the process's CPU (user + system) of

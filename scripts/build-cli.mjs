@@ -150,8 +150,8 @@ async function loadedAtOnce(entry) {
  * The modules the bin has loaded before serve's bundle: serve's settings check (src/cli/serve-config.ts)
  * and what it imports, from their own files (the bin imports the check on use), read from esbuild's own
  * reading of it. serve's bundle imports these files rather than hold copies of them, so a node compiles
- * and runs each once: a copy in the bundle was a second module (TypeBox's 0.2 MB compiled and run twice
- * in every node's main thread, issue 57 item 2; config.ts's check compiled twice, about 10 ms of CPU).
+ * and runs each once: a copy in the bundle was a second module (TypeBox compiled and run twice in every
+ * node's main thread, issue 57 item 2; config.ts's check compiled twice).
  */
 const kServeCheck = join(kSrcDir, 'cli/serve-config.js');
 const kServeEntryModules = new Set([kServeCheck, ...(await loadedAtOnce(kServeCheck))]);
@@ -169,8 +169,8 @@ const entryShared = (outdir, shared) => ({
 /**
  * The packages a bundle takes apart from its own modules, as CommonJS: lmdb and msgpackr from the store
  * packages' script (kStorePackages, below), pino and piscina from a file each (kOneFile). Their CommonJS builds, one
- * file each, not their ES modules (lmdb's entry and the modules it imports): about 12 ms less of CPU per
- * load. A thread never holds two copies of one.
+ * file each, not their ES modules (lmdb's entry and the modules it imports): less CPU per load, since
+ * Node's ES module loader stays out. A thread never holds two copies of one.
  */
 const kRequired = ['lmdb', 'msgpackr', 'pino', 'piscina'];
 /** A regular expression's source that matches `text` as written (esbuild's filters are regular expressions). */
@@ -179,8 +179,8 @@ const kRequire = createRequire(new URL('../package.json', import.meta.url));
 /**
  * pino and piscina, which serve's main thread and each front-end thread load, required from one CommonJS
  * file each of their modules and their packages' (bundle/pino.cjs, piscina.cjs, made below): Node resolved,
- * read and compiled pino's 27 files one by one, 19-24 ms of CPU against 8-9 for the one file (`require`
- * alone, 6 runs each), and piscina's 15 in 25-31 ms (load 14). Flagwire logs to a destination
+ * read and compiled pino's files, and piscina's, one by one, about twice the CPU of one file each.
+ * Flagwire logs to a destination
  * (src/server/logger.ts), never through a transport, the one part of pino that looks for files beside
  * its own (a transport's worker); piscina's worker file is found from piscina's own place (kPackagePaths).
  */
@@ -233,7 +233,7 @@ const packagePaths = {
  * detect-libc, which lmdb's loader asks which libc the machine has as lmdb loads, requires
  * node:child_process at its own load, for a last resort (running `getconf` and `ldd`) that a Linux
  * whose Node names its ELF interpreter never reaches. That load brings node:net, node:dgram and DNS
- * with it: 2-5 ms of CPU in every thread that loads lmdb, so in each of a node's threads at every start
+ * with it, into every thread that loads lmdb, so in each of a node's threads at every start
  * and in every store command. The store packages' copy requires it where that last resort runs.
  */
 const kEagerChildProcess = "const childProcess = require('child_process');";
@@ -414,8 +414,8 @@ const kOptions = {
 };
 // The few modules the bin holds too (the argument parser, the error table: buildBin) are copies here: the
 // bin is one CommonJS file, whose modules a bundle cannot import. The bin requires the bundle from its
-// CommonJS module, so a command starts no ES module loader (about 15 ms of CPU: bench/RESULTS.md, issue
-// 57, item 1), its store's packages from their twin. The ES module is the tests' in-process runs': it
+// CommonJS module, so a command starts no ES module loader (issue 57, item 1), its store's packages from
+// their twin. The ES module is the tests' in-process runs': it
 // imports the store's packages from their ES module, as a test process's own modules do, so that the
 // process holds one copy of lmdb (each stub runs the packages' script anew).
 await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kBundleDir, [sourceRewrites(kBundleDir), kRequiredOnUse], {
@@ -515,9 +515,8 @@ async function writeUwsTwin() {
   if (differs !== undefined) throw new Error(`${kUwsTwin} is not the package's own addon: its ${differs[0]} is another`);
 }
 
-// serve loads the server, every route and every command: one file, no pieces. Cut into pieces as above
-// (57 files), its main thread spent about 30 ms more of CPU before /health (bench/RESULTS.md, issue 57
-// item 2). What it imports on use is in the file but runs on use; only the npm packages that some module
+// serve loads the server, every route and every command: one file, no pieces. Cut into pieces as above,
+// its main thread spent more CPU before /health (issue 57 item 2). What it imports on use is in the file but runs on use; only the npm packages that some module
 // of it imports statically are loaded at once, and those are the server's (uWebSockets.js, piscina, pino).
 const kServeDir = join(kBundleDir, 'serve');
 await scriptBundle(join(kSrcDir, 'cli/main.js'), 'main', kServeDir, [
@@ -537,8 +536,8 @@ for (const { dir, entries } of kStartedBundles) {
  * reader, the argument parser, the error table), one CommonJS file beside the entry, so that its
  * relative URLs (commands.json, the bundles, serve's settings check, package.json) name the same files.
  * Node runs a CommonJS main module without starting its ES module loader, which help and usage errors
- * then never need: `--help` spent 44 ms of CPU past a bare `node -e 0` as seven ES modules, 31 as one,
- * 22 as this (30 runs each, load 6). What it imports on use (every `import()` of it: serve's settings
+ * then never need: `--help` costs least past a bare `node -e 0` this way, less than as one ES module and
+ * far less than as several. What it imports on use (every `import()` of it: serve's settings
  * check, from its own files as kServeEntryModules says, the bundles, and main.js for a process given a
  * test's capability) stays apart, read from the entry itself rather than listed here.
  */

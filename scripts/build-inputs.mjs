@@ -9,7 +9,7 @@
 // written after it (tsc run alone).
 //
 // Why: `npm ci` builds (the prepare script), and CI's `npm test` right after built the same tree again,
-// about 22 s of wall on the 2-core machine (tsc's incremental check of every file alone 7.7 s) for
+// tens of seconds on the 2-core machine (tsc's incremental check of every file most of them) for
 // outputs it already had. The digest reads the sources' bytes, not their times, so a checkout that moves
 // times only, or an edit undone, needs no build, and an edit within the same second is never missed.
 //

@@ -3,9 +3,8 @@
 // TypeScript. Run by `npm run build` after the browser check (scripts/check-browser-code.mjs).
 //
 // Why one script: a browser finds the page's modules a level of imports at a time, and asked for 46 of
-// them on every load. The flag page first draws in about half the time from this script: a median 264
-// against 140 ms on the loopback, 698 against 331 over a 40 ms round trip (bench/RESULTS.md, issue 57's
-// tenth round).
+// them on every load. The flag page first draws in about half the time from this script
+// (bench/RESULTS.md, console-first-draw.bench).
 //
 // A browser module may import only its siblings (the server's code only as types, which tsc erases):
 // an import of anything else fails the bundle, naming the module and what it imports, so server code

@@ -2,9 +2,8 @@
 // tests load instead of the package: dist/node_modules/tap. Run by `npm run build` after tsc.
 //
 // Why: tap loads some 270 modules (its plugins, yaml, diff, react for its snapshot formatting) before a
-// test file's first line, about 0.45 CPU s at Node 20's cost per module; from one file, about 0.25. The
-// suite runs some 370 files: 41 in-process files took 57.4 CPU s with the package and 48.9 with the
-// bundle (bench/RESULTS.md, issue 57 item 5). Node resolves `import t from 'tap'` in dist/test/** by
+// test file's first line, each at Node 20's cost per module; from one file, about half of that, and the
+// suite runs every test file as a process of its own (issue 57 item 5). Node resolves `import t from 'tap'` in dist/test/** by
 // walking up from the importing file, so it finds dist/node_modules/tap before the project's
 // node_modules/tap: no test file names the bundle, and a file run alone (`node dist/test/x.test.js`)
 // loads the same tap as the runner's. The types stay the package's (tsc resolves from test/, not dist/).

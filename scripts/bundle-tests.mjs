@@ -5,8 +5,8 @@
 //
 // Why: Node 20 compiles every ES module afresh in every process, and each test file is a process. A test
 // that seeds a data dir or runs a command in-process imports most of the capability graph (some 300 of
-// dist/src's modules): 0.4-0.6 CPU s of resolving, reading, compiling and linking before its first test,
-// against about a tenth of that from one cached script (bench/RESULTS.md, issue 57, item 5).
+// dist/src's modules): resolving, reading, compiling and linking them before its first test costs about
+// ten times what one cached script does (issue 57, item 5).
 //
 // What stays as it was:
 // - Each module of the script runs when a file first imports it, before the file's code, in the order

@@ -1,7 +1,7 @@
 // Bundles src/typebox.ts, with the TypeBox modules it re-exports, into the one file tsc made of it,
 // dist/src/typebox.js (why: the comment atop src/typebox.ts). Run by `npm run build` after tsc. The
-// command line's entry, so every command and every node's main thread, loads it (0.2 MB, some 11 ms of
-// CPU to compile as a module): it is a script V8 caches (scripts/script-bundle.mjs), typebox.script.js,
+// command line's entry, so every command and every node's main thread, loads it (costly to compile as a
+// module at every start): it is a script V8 caches (scripts/script-bundle.mjs), typebox.script.js,
 // run by the module dist/src/typebox.js.
 //
 // From the source, not from tsc's output: tsc builds incrementally (tsconfig.json), so a build where

@@ -12,8 +12,8 @@
 import { pathToFileURL } from 'node:url';
 
 const kTries = 3;
-// About 3-7 ms of CPU a try on the 2-core machine: short enough to sample often, long enough that the
-// clock's resolution and a timer's wake-up do not count.
+// Sized to be short enough to sample often, long enough that the clock's resolution and a timer's
+// wake-up do not count.
 const kObjects = 200_000;
 
 // Held beside the module, so that what the work makes is used and cannot be left out.

@@ -32,22 +32,21 @@ import { Parser } from 'tap-parser';
 import { describeSpeed, sampleHostSpeed } from './host-speed.mjs';
 
 // Four files at once on a 2-core machine: many files spend much of their time waiting on the servers,
-// PostgreSQL and Chromium they started (the whole suite, same tree: 660 s with two, 579-602 s with three;
-// since the test copies, 644.6 s with three against 621.0 with four, back to back, at 2% more CPU).
+// PostgreSQL and Chromium they started, and the whole suite ran soonest at four, for little more CPU
+// than three.
 const kJobs = Number(process.env.FLAGWIRE_TEST_JOBS ?? 4);
 // Beyond those, up to this many more while the machine sits idle: each quarter second in which more than
 // a tenth of every core's time was idle (os.cpus()) starts one more file, which runs alone and is not
 // replaced. Files that wait more than they work (a stock SDK's backoff, a server's stream, a lease, a
 // page's settling) coming together leave a core idle, mostly for a second or two at a time. A busy
-// machine starts none, so the contention of more jobs at all times (six: 5% more CPU than four) is not
-// paid. Whole runs on one tree, back to back, /proc/stat each second (2026-11-28): a second's watch, over
-// a quarter idle, two extras: 25.4 idle core-seconds, 380.5 s; this watch: 15.9 and 372.5 s, the CPU
-// used the same (733 and 726 core-seconds); no extras: 36.9 and 391.1 s.
+// machine starts none, so the contention of more jobs at all times (more CPU for the same work) is not
+// paid. Whole runs on one tree, back to back, left fewer idle core-seconds and ended sooner with this
+// watch than with a slower one or none, for the same CPU.
 const kExtraJobs = Number(process.env.FLAGWIRE_TEST_EXTRA_JOBS ?? 4);
 const kIdleShare = 0.1;
 const kIdleWatchMs = 250;
 // A file's own bound (seconds): t.setTimeout in a file overrides it. It only catches a hang: beside eight
-// busy loops on two cores (scripts/load-suite.sh), test/cli/cli-binary.test.js took 295 s.
+// busy loops on two cores (scripts/load-suite.sh), the slowest file takes about half of it.
 const kFileTimeoutS = Number(process.env.TAP_TIMEOUT ?? 600);
 // Past its own bound, tap in the file reports and ends it; a file that cannot (a hung event loop) is
 // ended by this runner this much later.
@@ -57,22 +56,21 @@ const kKillGraceS = 60;
 const kAllOutput = process.env.FLAGWIRE_TEST_OUTPUT === 'all';
 // The files' environment, and so every server and command they start: this runner's, less
 // NODE_EXTRA_CA_CERTS. Node reads and parses the certificates that names as every process starts,
-// before any code runs; a host that points it at the system's bundle (144 certificates on the 2-core
-// machine) pays about 80 ms of CPU per Node process (`node -e 0`: 118 against 36 ms, 10 runs each), some
-// 15% of a test server's start. No test needs it: what the files start talks to each other over
+// before any code runs; a host that points it at the system's bundle pays for that in every Node
+// process, a good part of a test server's start. No test needs it: what the files start talks to each other over
 // 127.0.0.1, and nothing reaches a host outside.
 const { NODE_EXTRA_CA_CERTS: _hostCas, ...kHostEnv } = process.env;
 // Console passwords hashed at scrypt's N = 2^10 instead of 2^15 (src/test-switches.ts), in the files and
-// in every server and command they start: about 3 ms and 1 MiB a hash instead of 0.1 s and 32 MiB. The
+// in every server and command they start: 1 MiB a hash instead of 32 MiB, and as much faster. The
 // suite's sign-ins, demo starts and password commands made scrypt the largest single item of its CPU
-// (2.5% of a whole run's samples under `perf record -a`, page faults aside). A hash names its cost, so
+// (under `perf record -a`). A hash names its cost, so
 // nothing a test checks depends on it; test/model/passwords.test.ts checks the real cost.
 const kFileEnv = { FLAGWIRE_TEST_PASSWORD_COST: '10', ...kHostEnv };
 const kTimes = process.env.FLAGWIRE_TEST_TIMES === '1';
 // The host's speed through the run (scripts/host-speed.mjs), said before the run's last lines: the same
 // tree's CPU and wall time move with it from run to run, so every run's log, CI's included, carries what
-// its figures are to be read beside. A probe costs about 15 ms of the runner's CPU: every 4 s, some 0.2%
-// of a run's (said on the line; with the times table, inside the runner's own row).
+// its figures are to be read beside. A probe's own CPU is small beside a run's, every 4 s (said on the
+// line; with the times table, inside the runner's own row).
 const kHostSpeedEveryMs = 4000;
 const hostSpeed = sampleHostSpeed(kHostSpeedEveryMs);
 const timesDir = kTimes ? mkdtempSync(join(tmpdir(), 'flagwire-test-times-')) : null;

@@ -116,8 +116,8 @@ function regexLiterals(ast) {
  * function that runs it once, when it is first imported) is required as that function starts, not
  * imported with the script: in one file with no pieces, esbuild lifts every module's imports to the
  * top, so the writer thread loaded node:http, node:https, node:http2 and node:zlib for the webhook
- * deliverer, the relay's upstream and the gRPC server it never runs (some 15-20 ms of a worker thread's
- * start: bench/RESULTS.md, issue 57, item 2). Its names become the script's `var`s (no TDZ check where
+ * deliverer, the relay's upstream and the gRPC server it never runs (a visible part of a worker thread's
+ * start: issue 57, item 2). Its names become the script's `var`s (no TDZ check where
  * a hot path reads them) and take their values from `__fw.builtin` (a require) before the module's code.
  *
  * The script is ASCII, which src/cli/bundle-script.ts reads faster: a character past ASCII in a comment
@@ -249,8 +249,7 @@ export async function writeCommonJsRunner() {
 
 /**
  * `NAME.cjs`, a CommonJS module that runs the script `NAME.script.js`, for a thread's start: a thread
- * that imports no ES module never loads Node's ES module loader, some 8-10 ms of a worker thread's CPU
- * (bench/RESULTS.md, issue 57, item 2). `twins` names the ES modules that have a CommonJS twin to require
+ * that imports no ES module never loads Node's ES module loader and its start-up CPU (issue 57, item 2). `twins` names the ES modules that have a CommonJS twin to require
  * instead, whether the script imports them statically (uWebSockets.js) or on use (the store's packages,
  * whose twin exports the promise of what they export). What the script imports statically is required
  * (built-ins, CommonJS packages, twins: anything else fails the build), each as its exports and they as

@@ -328,7 +328,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     // A write not committed in this time is answered 503 Storage busy and never applied (src/writer/client.ts).
     writeTimeoutMs: integer('writeTimeoutMs', env.FLAGWIRE_WRITE_TIMEOUT_MS ?? '10000', 1, 600_000),
     shutdownDrainMs: integer('shutdownDrainMs', env.FLAGWIRE_SHUTDOWN_DRAIN_MS ?? '3500', 0, 600_000),
-    // Well past the replication lag's tail (deployment.md: p99 45 ms under write load), short enough for a client to retry elsewhere.
+    // Well past the replication lag's tail under write load (bench/RESULTS.md, postgres.bench), short enough for a client to retry elsewhere.
     minRevisionWaitMs: integer('minRevisionWaitMs', env.FLAGWIRE_MIN_REVISION_WAIT_MS ?? '2000', 0, 60_000),
     trustedProxies,
     // At least one body of the 1 MiB cap must fit; 64 MiB by default, the same as the evaluation

@@ -1,7 +1,7 @@
 // The error answers' two shapes as TypeBox values, for the OpenAPI document and the routes that declare
 // them. Apart from the error table (errors.ts), which imports their types only: a process that answers
-// from the table alone (the command line's help and usage errors) does not load TypeBox (8 ms of a
-// `flagwire --help`'s 122 at the median: bench/RESULTS.md, fifteenth round).
+// from the table alone (the command line's help and usage errors) does not load TypeBox, a visible part
+// of `flagwire --help`'s start.
 import { Type, type Static } from './typebox.js';
 
 /** `{error, detail}`: the console's and the Evaluation API's error body. */

@@ -1,5 +1,6 @@
 // CommonJS packages loaded the first time they are used instead of when their importer loads. Loading
-// one costs the thread 70-130 ms of CPU (pg, nodemailer), and most processes never use them: a node
+// one (pg, nodemailer) is a large part of a thread's start (bench/RESULTS.md, Costs behind the code's
+// choices), and most processes never use them: a node
 // without PostgreSQL, a server without SMTP, every command-line command. Each server start paid that in its
 // main and writer threads.
 import { createRequire } from 'node:module';
@@ -14,7 +15,7 @@ export function loadOnUse<T>(name: string, around: (load: () => T) => T = (load)
 
 /**
  * An en-US number format made at its first use: the first Intl.NumberFormat of a thread loads ICU's
- * locale data, 12-18 ms of CPU, which every thread that imported a module holding one paid at its start
+ * locale data, which every thread that imported a module holding one paid at its start
  * (experiment verdicts, release guards), though few ever format a figure.
  */
 export function numberFormatOnUse(options?: Intl.NumberFormatOptions): { format(value: number): string } {

@@ -49,8 +49,8 @@ export interface TestSwitches {
   /**
    * FLAGWIRE_TEST_PASSWORD_COST (a whole number from 1 to 14): console passwords are hashed with scrypt's
    * N = 2^this instead of 2^15 (src/model/passwords.ts). The test runner sets it for every file, as test
-   * suites of password-keeping services lower their hash's cost: a hash at the real cost is about 0.1 s of
-   * CPU and 32 MiB, and the suite's sign-ins, demo starts and password commands made it the largest single
+   * suites of password-keeping services lower their hash's cost: a hash at the real cost is slow and
+   * takes 32 MiB on purpose, and the suite's sign-ins, demo starts and password commands made it the largest single
    * item of the suite's CPU. A hash names its own cost, so either kind verifies wherever it is read.
    */
   readonly passwordCostLog2: number | null;

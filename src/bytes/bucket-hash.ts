@@ -2,8 +2,8 @@
 // is the same on every request for a flag (its id; for Unleash's model a group id), so its whole 4-byte
 // blocks are mixed once, when the flag is compiled (a BucketPrefix), and a request mixes only the
 // prefix's last 0 to 3 bytes and the key. An OFREP bulk answer asks every flag of a project for one key:
-// per flag, a 30-byte id is no longer written and mixed (keyHash was 12-15% of the eval worker's time for
-// 350 flags). Design §2's bucketing (src/eval-engine/bucket.ts) and Unleash's
+// per flag, a 30-byte id is no longer written and mixed (keyHash was a large share of the eval worker's time for
+// a large project). Design §2's bucketing (src/eval-engine/bucket.ts) and Unleash's
 // rollouts and variants (src/unleash-rules/feature.ts) both hash this way.
 import { murmur3Blocks, murmur3Continue } from './murmur3.js';
 import { maxUtf8Bytes, writeUtf8 } from './utf8.js';

@@ -47,8 +47,8 @@ export function murmur3Continue(h: number, hashedLength: number, bytes: Uint8Arr
  * `into[1]` the same with seedB. An answer's entity tag is two hashes of its bytes (src/http/entity-tags.ts),
  * and the Unleash front-end API's answers are tens of KB: a block's own mixing does not depend on the seed,
  * so it is done once for both, and each block is read as one little-endian word through a DataView instead
- * of four byte loads. About a quarter of two passes' time on 20-90 KB, half on 200 bytes (bench/RESULTS.md,
- * the twenty-sixth round).
+ * of four byte loads: cheaper than two passes, most of all on long inputs (bench/RESULTS.md, Costs
+ * behind the code's choices).
  */
 export function murmur3x86_32Pair(bytes: Uint8Array, seedA: number, seedB: number, into: Uint32Array): void {
   const length = bytes.length;
@@ -57,7 +57,7 @@ export function murmur3x86_32Pair(bytes: Uint8Array, seedA: number, seedB: numbe
   let a = seedA | 0;
   let b = seedB | 0;
   let i = 0;
-  // mixBlock's arithmetic written out, the scrambled block shared: calls to helpers took 10-17% longer.
+  // mixBlock's arithmetic written out, the scrambled block shared: calls to helpers took measurably longer.
   for (; i < blocks; i += 4) {
     let k = Math.imul(words.getInt32(i, true), kC1);
     k = Math.imul((k << 15) | (k >>> 17), kC2);
@@ -88,8 +88,8 @@ function finalMix(h: number): number {
 
 /**
  * A block mixed into state `h`, written out: percentage bucketing runs it for every evaluation, and as
- * calls to scramble and a mixing helper a hash of a flag id and key took 10-15% longer (bench/RESULTS.md,
- * the twenty-sixth round).
+ * calls to scramble and a mixing helper a hash of a flag id and key took longer (bench/RESULTS.md,
+ * Costs behind the code's choices).
  */
 function mixBlock(h: number, block: number): number {
   let k = Math.imul(block, kC1);

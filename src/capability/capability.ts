@@ -89,8 +89,8 @@ export interface TokenUseLog {
  * imports its module, `async () => (await import('./routes.js')).kFlagApiRoutes`, never imported
  * statically by capability.ts. Every thread loads the declarations (the writer thread needs the records
  * and commands, a command its commands); only a front end loads the routes, only the command line its
- * commands: the writer thread loaded some 80 modules of routes, console routes and commands it never ran
- * (bench/RESULTS.md, issue 57 item 2). A dynamic import is loaded once per thread, so each call gives the same value.
+ * commands: the writer thread loaded many modules of routes, console routes and commands it never ran
+ * (issue 57 item 2). A dynamic import is loaded once per thread, so each call gives the same value.
  */
 export type OnUse<T> = () => Promise<T>;
 

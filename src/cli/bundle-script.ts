@@ -61,7 +61,7 @@ function cachedCode(cacheFile: string, key: Buffer): Buffer | undefined {
 export function writeCache(script: Script, cacheFile: string, key: Buffer): void {
   // Written whole, then renamed: a thread or process reading it meanwhile sees the old file or the new.
   // Named for this process and at random for this thread (node:worker_threads' threadId would load that
-  // module, some 3 ms of CPU, into every command).
+  // module, and its start-up CPU, into every command).
   const scratch = `${cacheFile}.${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {
     writeFileSync(scratch, Buffer.concat([key, script.createCachedData()]));
@@ -95,9 +95,9 @@ export function cachedScript(file: string, source: string, cacheFile: string, op
 }
 
 /**
- * The text of the script `file`. Node 20 decodes UTF-8 with V8's own decoder: serve's 1.6 MB script took
- * 10-16 ms of every node's start on the 2-core machine, quiet, and more under load, where Latin-1 takes
- * under 1 ms; and one character past ASCII makes the whole text a two-byte string. The build writes
+ * The text of the script `file`. Node 20 decodes UTF-8 with V8's own decoder, a visible part of every
+ * node's start for serve's script, where Latin-1 is a plain copy; and one character past ASCII makes
+ * the whole text a two-byte string. The build writes
  * every script as ASCII (scripts/script-bundle.mjs), and ASCII read as Latin-1 is the same text, copied.
  */
 function scriptText(file: string): string {

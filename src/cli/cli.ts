@@ -47,7 +47,7 @@ async function run(): Promise<void> {
     env: process.env,
     commandLine: commandLineBytes(),
     // On use: process.stdin makes its stream as it is first read (node:fs's streams, or node:net's for a
-    // pipe), some 5-10 ms of CPU that only `user password` needs.
+    // pipe), start-up CPU that only `user password` needs.
     get stdin() {
       return process.stdin;
     },
@@ -62,7 +62,7 @@ async function run(): Promise<void> {
       outcome = answered.outcome;
     } else {
       // serve's settings are read before its bundle loads, from modules of their own: a bad one is answered
-      // at about the cost of --help (0.15 CPU s, not 0.33: issue 57). Good ones are read again by serve,
+      // at about the cost of --help, not of loading the bundle (issue 57). Good ones are read again by serve,
       // whose start-up tries its ports before the writer and the threads start (src/server/start.ts).
       const { line } = answered;
       const problem = line.spec.name === 'serve' ? (await import('./serve-config.js')).serveConfigProblem(line, io.env) : null;

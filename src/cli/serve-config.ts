@@ -1,9 +1,9 @@
 // serve's settings as its command line and environment give them: read by the command itself
 // (commands.ts) and, first, by the command line's entry (cli.ts), which answers a bad one before it loads
-// serve's bundle: that costs about what `flagwire --help` does (0.15 CPU s), not the server's modules as
-// well (0.33 CPU s: issue 57). A port that cannot be bound is start-up's to refuse, before the writer and
-// the threads start (src/server/start.ts, 0.41 CPU s): tried here too, it spared that failure the bundle's
-// load but cost every good start node:net's first use, 6-11 ms of the main thread.
+// serve's bundle: that costs about what `flagwire --help` does, not the server's modules as well
+// (issue 57). A port that cannot be bound is start-up's to refuse, before the writer and the threads
+// start (src/server/start.ts): tried here too, it spared that failure the bundle's load but cost every
+// good start node:net's first use on the main thread.
 import type { CommandLine } from '../cli-command/args.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { configFailure, type Outcome } from './answers.js';

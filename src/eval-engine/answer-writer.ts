@@ -1,5 +1,5 @@
 // Writing an evaluation answer on the main thread: the batcher's last step for every request, so the
-// hottest code of the front end after uWS's own (issue 30's profile: bench/RESULTS.md).
+// hottest code of the front end after uWS's own (issue 30's profile).
 //
 // Every evaluation answer has the same header lines but one, Flagwire-Revision, whose value changes
 // only with a write. So the lines are made once per revision, as one header: uWS writes a header as

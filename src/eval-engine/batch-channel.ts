@@ -1,7 +1,7 @@
 // The hop of a batch between the main thread and one eval worker: shared memory and a futex, not a
 // message per batch. Piscina's task path (a MessagePort message, a structured clone, the wake-up and a
-// promise on each side) cost 63-84 µs of CPU per round trip on one core; this channel 18 µs (the
-// measurements: bench/RESULTS.md, issue 30). Piscina still starts every worker and replaces one that
+// promise on each side) cost several times what this channel costs per round trip (bench/RESULTS.md,
+// eval.bench and handoff.bench). Piscina still starts every worker and replaces one that
 // dies or is stopped (pool.ts): each worker's one Piscina task is serveChannel(), which runs for the
 // worker's life.
 //
@@ -22,12 +22,12 @@
 // up to kMaxSlotBytes), which crosses on the port once and is the slot's buffer on both sides from then on.
 // A batch of OFREP bulk answers for a large project (88 KB each for 350 flags, a few dozen per batch) is
 // then written in place: a fresh buffer per batch cost its copy and, in the kernel, a page fault per 4 KiB
-// touched (91 of the 239 µs of CPU an in-process bulk answer took with batches of eight).
+// touched, a large share of a bulk answer's CPU.
 //
 // The worker waits with the blocking Atomics.wait (as Piscina's 'sync' atomics did): a worker that is
 // woken by a futex costs less than one whose event loop is woken. It still lets its event loop turn
 // now and then (kTurnEveryMs), because Node and V8 post work to it (finalizers, GC follow-ups) that
-// would otherwise pile up: native memory grew by 2.5 MiB per million requests without the turns.
+// would otherwise pile up: without the turns native memory grew with every request served.
 import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 
 /** What a slot carries: a batch of requests (protocol.ts), a readiness probe, or a usage collection. */

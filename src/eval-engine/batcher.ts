@@ -86,9 +86,8 @@ export interface BatcherOptions {
    * A batch is closed before its answers are expected to take more than this many bytes (requests × the
    * bytes per answer of the batch answered last): the most a batch channel's slot keeps (batch-channel.ts,
    * kMaxSlotBytes). Answers that outgrow it are written into a fresh buffer each batch, whose pages the
-   * kernel faults in one by one: 350-flag OFREP bulk answers (88 KB) in batches of 48-64, as 64
-   * connections make them (4.2-5.6 MB), cost the eval worker about twice the CPU per answer of batches
-   * of 8-32 (in-process; at the node 1.10-1.14x req/s per CPU-second: issue 57, bench/RESULTS.md).
+   * kernel faults in one by one: large OFREP bulk answers in the batches many connections make cost the
+   * eval worker far more CPU per answer than smaller batches (issue 57, bench/RESULTS.md).
    */
   maxBatchAnswerBytes: number;
   /** Bytes of accepted, unanswered requests at most; `add` refuses beyond it (memory stays bounded). */

@@ -96,8 +96,8 @@ export function compileState(
  * compileState's object with a route set's own fields added after its own (typed variants, an
  * experiment's bodies), always in one order, so that every state shares one hidden class. An object
  * spread (`{...compileState(…), variants}`) gave each state a class of its own (336 classes for 350
- * flags): every read of a state in a bulk answer's loop was then megamorphic, half of the eval worker's
- * CPU for a 350-flag OFREP bulk answer (issue 57, bench/RESULTS.md).
+ * flags): every read of a state in a bulk answer's loop was then megamorphic, most of the eval worker's
+ * CPU for a large project's OFREP bulk answer (issue 57).
  */
 export function compileStateWith<T extends object>(
   flagId: string,

@@ -4,7 +4,7 @@
 // its entries, and a request decides only the flags between the runs. A route set says, per flag, what
 // its entry is for every context (contextFreeDecision and the route's own rules), and writes the list by
 // walking the plan: a run is copied, an index is decided. A list whose entries are all settled costs a
-// few copies however many flags it has (bench/RESULTS.md, issue 57, item 3).
+// few copies however many flags it has (bench/RESULTS.md, ofrep-bulk-cpu.bench).
 import type { ResultWriter } from './protocol.js';
 
 /** Runs of entries (Buffers) and the indexes of the flags decided per request, in the list's order. */

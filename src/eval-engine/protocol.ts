@@ -179,9 +179,10 @@ function putU32(bytes: Uint8Array, at: number, value: number): void {
 /**
  * Where the worker assembles a body written piece by piece (open, push, close) before its one copy into
  * the batch's buffer. A slot is a SharedArrayBuffer, and V8 copies into shared memory with relaxed atomic
- * stores, a byte at a time unless source and destination sit alike against 8-byte words: the 350 entries
- * of a bulk answer pushed into the slot cost 4.7x what they cost pushed into plain memory (65 against 14
- * µs for 88 KB), and the body's one aligned copy into the slot adds 7. One per thread, grown as needed,
+ * stores, a byte at a time unless source and destination sit alike against 8-byte words: a bulk answer's
+ * entries pushed into the slot cost several times what they cost pushed into plain memory, and the body's
+ * one aligned copy into the slot adds little (bench/RESULTS.md, Costs behind the code's choices). One per
+ * thread, grown as needed,
  * at offset 0 of its own memory (so aligned); one grown past kMaxSlotBytes for a rare large body is let go
  * once that body is copied, as such a body's answer buffer is (grownAnswerBuffer).
  */

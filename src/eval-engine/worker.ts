@@ -103,7 +103,7 @@ function evaluateBatch(buffer: ArrayBufferLike, count: number): ArrayBufferLike 
   }
   // Release the snapshot until the next batch: an idle worker waits on its channel, and an open read
   // snapshot there keeps LMDB from reusing freed pages, so the data file would grow with every write
-  // (measured: 5.4 KB per PATCH instead of 0.4 KB).
+  // instead of reusing the pages each write frees.
   store.resetReadTxn();
   // The pool logs it (Piscina emits a worker's own messages as 'message'); once per batch at most.
   if (failure !== null)

@@ -49,7 +49,7 @@ export class EventRate {
    * is refused by this before it is read, so that a flood past the rate costs the node no parsing. Its
    * size is not known before it is read, so it is taken to be one event, or, after the rate refused the
    * project's last batch, that batch's size until one passes: a flooding client sends the same batches
-   * again at once (measured: refused after parsing, 790 batches of 1,000 a second took 1.3 cores), while
+   * again at once (refused only after parsing, such a flood kept the node's cores busy), while
    * a client that waits the Retry-After (a second at least) finds the bucket refilled.
    */
   exhausted(projectId: string, now: number): number {

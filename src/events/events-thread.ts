@@ -1,8 +1,8 @@
 // The events thread: where a front end's batches of events are read (inflated, parsed, checked), their
 // exposures resolved against the flags, and counted in the tally file, so that none of it holds the
-// front end's thread, which writes the evaluations' answers. Measured with everything on the front end's
-// thread, an evaluation that arrived behind a batch waited for it: at 50,000 events a second its p99 was
-// 1.6-2.0x its quiet figure (bench/RESULTS.md, issue 58). An experiment's statistics are read here too
+// front end's thread, which writes the evaluations' answers. With everything on the front end's thread,
+// an evaluation that arrived behind a batch waited for it, and at the issue's rate the evaluations' p99
+// was past its bound (bench/RESULTS.md, events.bench). An experiment's statistics are read here too
 // (the statistics and results routes, a release plan's experiment guard), and a JSON-lines export's pages
 // read and written (export.ts), for the same reason. One per
 // front-end thread, started with its first batch or read (event-counter.ts), so a node that is never

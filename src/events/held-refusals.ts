@@ -1,11 +1,11 @@
 // Refusals from headers answered late (a tarpit). A flooding client's connection carries one request at
-// a time: answered at once, a refusal from headers costs the node about 0.05 ms, and 64 connections sent
-// 92,000 of them a second to one 8-thread node, taking 4.8 of its 8 cores, and another project's
-// evaluations went from 0.44 to 7.08 ms at the p99 (bench/RESULTS.md, issue 58, 16 cores). Held half a
+// a time: answered at once, refusals from headers are cheap one by one, but a few dozen connections
+// asking as fast as they are answered kept most of a large node's cores busy, and another project's
+// evaluations' p99 grew many times over (bench/RESULTS.md, events.bench, 16 cores). Held half a
 // second to a second, each such connection asks at most twice a second, whatever the client does. Drawn
 // in that range, not fixed, so that a flood's connections, refused together, do not come due together:
-// held only until the refusal ended (about 20 ms at the default rate), 256 connections came due as one
-// burst every 20 ms, and the other project's p99 went to 1.80 ms. A client that honours Retry-After
+// held only until the refusal ended (a short time at the default rate), many connections came due as
+// one burst each time, and the other project's p99 grew again. A client that honours Retry-After
 // sends no batch while refused, so it never waits here.
 //
 // Bounded: at most kMaxHeld answers wait per front-end thread (past it, a refusal is answered at once,

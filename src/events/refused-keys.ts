@@ -1,9 +1,9 @@
 // The client keys a front-end thread refuses before it reads their batches: once its events thread's
 // rate refused a key's project (event-rate.ts), until the time that thread would read that project's
 // next batch, the key's batches are answered 429 from their headers, with no body read, no key
-// authenticated and no message to the thread. Measured: a flood's 100 KB bodies received on the front
-// end's thread before the thread refused them pushed another project's evaluations to 4.6-7.8x their
-// quiet p99 (bench/RESULTS.md, issue 58).
+// authenticated and no message to the thread: a flood's bodies received on the front end's thread
+// before the thread refused them pushed another project's evaluations' p99 far past its quiet figure
+// (bench/RESULTS.md, events.bench).
 //
 // Keyed by the client key's secret as sent (a map look-up: no hash, no store read on the way in), and
 // filled only from batches the key authenticated and the rate refused, so a key that names no project

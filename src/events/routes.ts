@@ -112,9 +112,9 @@ function eventsHandler(
     // A key whose project the rate refuses is answered from its headers, half a second to a second later
     // (held-refusals.ts: a flood's connections then ask at most twice a second): its body is not read, and the
     // connection stays open. uWS skips the rest of an unread body in its parser, without calling us, and
-    // reads the connection's next request after it; closing instead costs the node twice the CPU per
-    // refusal (measured on a bare uWS server, 8 fetch clients sending 100 KB bodies flat out: 50-58 us
-    // kept open, 106-109 us closed, the reconnections' accepts included) and risks the 429 itself: a
+    // reads the connection's next request after it; closing instead costs the node about twice the CPU
+    // per refusal (the reconnections' accepts: bench/RESULTS.md, Costs behind the code's choices) and
+    // risks the 429 itself: a
     // socket closed with unread bytes is reset, and a reset may drop the answer before the client reads
     // it. A body never finished holds nothing: uWS's idle timeout closes its connection. (A client may
     // close it itself: Node's fetch, undici, does when the answer comes while it still writes the body.)

@@ -61,7 +61,7 @@ export class TallyWrites {
    * `touches` names, and settles with its result once committed, on disk.
    * With PostgreSQL, one transaction there (PgTally.transact), on a connection of its own.
    * In the tally file: lmdb-js runs every transaction callback waiting for the write lock in one go on
-   * this thread (eight batches of 1,000 events held it for 30 ms), so a transaction is asked for only
+   * this thread (several batches' work held it in one stretch), so a transaction is asked for only
    * once the one before it has run its work: the thread is held for one batch's few milliseconds at a
    * time, while the commits still overlap the next batch's work.
    */

@@ -19,7 +19,7 @@
 //
 // A JS Map alone cannot be shared; it also kept insertion order only, and V8 leaves a hole per deleted
 // entry, so taking entries off the front of a Map that keeps receiving new ones cost O(n) each
-// (measured: 200,000 inserts into a 100,000-entry Map, each with a deletion at the front, took 47 s).
+// (bench/RESULTS.md, Costs behind the code's choices).
 const kNone = -1;
 /** Bytes of a key kept per slot. An address as text is at most 45 characters (IPv6 with an IPv4 tail). */
 const kKeyBytes = 48;

@@ -5,7 +5,7 @@
 // up front (a request that does not fit is refused before anything of its body is read), a body without
 // one (chunked) as its chunks arrive. Without the budget, each connection could hold up to 1 MiB
 // and the only ceiling was the open-file limit (issue 13: 2,000 connections that each sent most of a
-// 1 MiB body and waited took 2 GB). The reservation is released once: when the body's consumer is done
+// 1 MiB body and waited held gigabytes). The reservation is released once: when the body's consumer is done
 // with it, when the body is refused, or when the client goes away.
 //
 // Slow senders need nothing here: uWS closes a connection whose body brings less than 160 KiB in its
@@ -198,9 +198,9 @@ export class BodyBudget {
         return;
       }
       // Why a resizable ArrayBuffer: resize(0) gives its pages back to the system at once (checked on
-      // Node 20: 64 of them at 1 MiB, RSS +64 MiB, back to the start after resize(0)). A body in
-      // ordinary Buffers stays in memory after its client is gone until a major GC, which V8 starts only
-      // some 64 MiB of such garbage later, so each wave of abandoned bodies raised the peak by that much.
+      // Node 20: RSS back to where it started). A body in ordinary Buffers stays in memory after its
+      // client is gone until a major GC, which V8 starts only after much such garbage, so each wave of
+      // abandoned bodies raised the peak.
       // It reserves address space only; pages are committed as the body grows.
       store ??= new ResizableArrayBuffer(0, { maxByteLength: declared > 0 ? declared : maxBytes });
       store.resize(size);

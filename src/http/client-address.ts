@@ -37,11 +37,9 @@ export function parseAddress(text: string): Uint8Array | null {
 }
 
 // The parsers below scan character codes into a reused buffer instead of splitting, matching regular
-// expressions and allocating: behind a proxy they run on every Management API request. Measured for
-// clientAddress (a request from the proxy with a two-entry X-Forwarded-For, both versions in one process,
-// alternating, medians of 9 rounds, on the shared 2-core machine at a load average of 17): 0.88 µs with
-// the split-and-regex parser and the peer parsed each time (1.37 µs for uWS's IPv6 form of the peer),
-// 0.20 µs with these and the last peer's verdict remembered.
+// expressions and allocating: behind a proxy they run on every Management API request, and the last
+// peer's verdict is remembered, since one proxy sends most requests (bench/RESULTS.md, Costs behind the
+// code's choices).
 const kV4 = new Uint8Array(4);
 const kGroups = new Uint16Array(8);
 

@@ -16,8 +16,7 @@ const kHashes = new Uint32Array(2);
  *
  * On the bulk answers' path (every OFREP bulk 200 and 304, every front-end answer): the tag is written
  * into one buffer, its digits from a table: formatting them as strings (toString(16), padStart, a template,
- * Buffer.from) cost more than the two hashes of a context's 180 bytes did (bench/RESULTS.md, issue 57,
- * item 3).
+ * Buffer.from) cost more than the two hashes of a short context did (issue 57, item 3).
  */
 export function etag(configTag: string, body: Uint8Array): Buffer {
   const ascii = !kNotAscii.test(configTag);

@@ -24,7 +24,7 @@ export class FormPairs {
   /**
    * The first "=" at or after the pair being read, -1 when none is left, kUnknown before the first search:
    * a search is made again only once the pairs have passed it, so a query of many pairs without "=" is read
-   * in one pass, not one search to its end per pair (2,000 such pairs: 99 µs a parse before).
+   * in one pass, not one search to its end per pair (quadratic in the pairs before).
    */
   private nextEq = kUnknown;
 

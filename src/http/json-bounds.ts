@@ -1,7 +1,8 @@
 // Bounds on a request's JSON, checked in one pass over its text before JSON.parse builds anything: how
 // deep arrays and objects nest, and how many elements it holds. JSON.parse builds whatever it is given,
-// and what it built may then be walked, checked, or cloned to another thread: 8 MiB of `[[[[` took one
-// events thread 6 s and 500 MiB, and a SCIM body nested 50,000 deep made Worker.postMessage throw
+// and what it built may then be walked, checked, or cloned to another thread: a gzip body of nothing but
+// `[[[[` held an events thread for seconds and took hundreds of MiB, and a deeply nested SCIM body made
+// Worker.postMessage throw
 // (issue 96). The scan allocates nothing: one state object, reused by whoever scans often (an
 // evaluation worker's context), which can also be fed a body a chunk at a time (a gzip body as it
 // inflates, src/events/body.ts). It only counts: the text's syntax is still JSON.parse's to judge,

@@ -8,7 +8,7 @@ import { FlagwireError } from '../errors.js';
 
 const kAccountWindowMs = 15 * 60_000;
 /**
- * Password checks running at once in the process (each 32 MiB and 0.1 s on libuv's pool); more are
+ * Password checks running at once in the process (each scrypt's memory and time on libuv's pool); more are
  * refused with 503, so a burst of sign-ins from many addresses cannot take the server's memory.
  */
 const kMaxVerifying = 8;

@@ -6,7 +6,7 @@
 // body cut short, never a whole-looking one). A client that reads as fast as the chunks come (uWS takes
 // every write) still waits a turn of the event loop between chunks: a chunk's source (a page of raw
 // events) may answer without any I/O, and then the whole body was sent while nothing else on the thread
-// ran (a 210 MB export held another project's evaluations 3.1-3.3 s).
+// ran (a large export held another project's evaluations for seconds).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { kCorsOrigin, kNoSniff, type PendingResponse, statusLine, trackAbort } from './http.js';
 

@@ -2,7 +2,7 @@
 // memory-hard hash they are kept as (scrypt from node:crypto; argon2 would need a native dependency).
 //
 // Stored as `scrypt$N$r$p$<salt base64>$<key base64>`, so the cost can be raised later and old hashes
-// still verify with the parameters they were made with. N = 2^15, r = 8: 32 MiB and about 0.1 s per hash,
+// still verify with the parameters they were made with. N = 2^15, r = 8: 32 MiB per hash, slow on purpose,
 // OWASP's scrypt recommendation; hashing runs on libuv's thread pool (async), never on the event loop.
 // The test suite hashes at a lower N (FLAGWIRE_TEST_PASSWORD_COST, src/test-switches.ts); a hash names
 // its cost, so verifying never depends on it.

@@ -23,7 +23,7 @@ export interface ReceivedBody {
 
 /**
  * Bodies smaller than this cross to another thread by structured clone: copying them costs less than
- * moving them (bench/request-body.bench.ts: 200 B, 3.5 µs copied against 4.4 µs moved; even at 1 KiB).
+ * moving them (bench/request-body.bench.ts; bench/RESULTS.md).
  */
 const kMoveMinBytes = 4096;
 

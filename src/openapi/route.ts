@@ -1,6 +1,7 @@
 // GET /api/v1/openapi.json: public (no token, no rate limit), registered before the Management API's
 // /api/v1/* so uWS routes it here (a static route wins over a wildcard). The body is built once, on the
-// first request: building it at start was 6% of a node's main-thread CPU before /health answered, in
+// first request: building it at start was a visible share of a node's main-thread CPU before /health
+// answered, in
 // every front-end thread, for a document most nodes are never asked for.
 import { readFileSync } from 'node:fs';
 import type { TemplatedApp } from 'uWebSockets.js';

@@ -188,7 +188,7 @@ export class FlagwireEvents {
     if (this.exposed.has(pair)) return;
     // A ring, not a Map's first key: V8 leaves a hole per entry deleted at a Map's front, which the next
     // first-key lookup walks over, so forgetting the oldest that way grew with every pair forgotten
-    // (bench/events-hook.bench.ts: +59 µs an evaluation of a new subject; +5 µs with the ring).
+    // (bench/events-hook.bench.ts; bench/RESULTS.md).
     const forgotten = this.exposedOrder[this.exposedNext];
     if (forgotten !== undefined) this.exposed.delete(forgotten);
     this.exposedOrder[this.exposedNext] = pair;

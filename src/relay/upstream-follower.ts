@@ -24,7 +24,7 @@ import { decodeFollowResponse, encodeFollowRequest, kFollowPath, type RelayPaylo
 import type { StoreCopy } from '../store/interfaces.js';
 
 // Loaded when a relay first dials its upstream: every node's writer thread loads this module, and only a
-// relay's uses it (about 40 ms of a thread's start).
+// relay's uses it (a large part of a thread's start: bench/RESULTS.md, Costs behind the code's choices).
 const grpcLib = loadOnUse<typeof grpc>('@grpc/grpc-js');
 
 // Doubling from 250 ms to 10 s, jittered (src/outbox/outbox.ts backoffMs: the one backoff rule).

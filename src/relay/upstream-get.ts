@@ -1,6 +1,6 @@
 // Discovery's GET (upstream-follower.ts), by node:http or node:https instead of fetch (issue 57, item 2):
 // a relay's writer thread asks discovery at its start, and a thread's first fetch loads Node's fetch
-// (undici), 25-45 ms of the writer's CPU (--cpu-prof of a relay's start with its upstream down), while
+// (undici), a large part of the writer's start (bench/RESULTS.md, Costs behind the code's choices), while
 // node:http is loaded there already (the capabilities' server parts). What fetch would have done
 // otherwise is kept by asking fetch itself: an answer that redirects is asked again by fetch, which
 // follows it as discovery always has, and a URL that names credentials goes to fetch, which refuses it.

@@ -66,8 +66,8 @@ export async function portsProblem(config: Readonly<Config>, declared: readonly 
 /**
  * Why `host:port` cannot be listened on exclusively, or null (then it is free again on return): tried
  * as listenExclusive listens, on an app of its own, and node:net asked the reason only when that fails.
- * node:net's first listen in a process costs 4-6 ms of CPU (it loads dns and cluster), uWS's about 1:
- * every good start pays this try.
+ * node:net's first listen in a process loads dns and cluster, uWS's loads nothing more: every good
+ * start pays this try.
  */
 async function listenProblem(host: string, port: number, named: PortSetting): Promise<ConfigError | null> {
   const app = uWS.App();

@@ -1,5 +1,5 @@
 // Web console sign-in: setting a user's password, and starting and ending sessions. The password is
-// hashed by the caller (scrypt takes 0.1 s and 32 MiB: never on the writer thread, which would hold
+// hashed by the caller (scrypt is slow and takes 32 MiB on purpose: never on the writer thread, which would hold
 // every other change that long); the session id is drawn by the caller, which alone sees it, and
 // arrives here hashed.
 import { FlagwireError } from '../errors.js';

@@ -73,8 +73,8 @@ function personOf(change: WrittenChange): string | null {
  *
  * Only those organisations are checked, each against every SSO-only one (passwordSignInRefusal), from
  * one reading of their settings: checking all of them after each member's or password's change cost the
- * square of their number (300 of them: 177 ms of the writer's CPU to add a member; bench/RESULTS.md,
- * issue 57's eighteenth round), and more while each check read every organisation's settings again.
+ * square of their number (bench/RESULTS.md, sso-lock-out.bench), and more while each check read every
+ * organisation's settings again.
  */
 export function checkNoLockOut(r: StoreReader, changes: readonly WrittenChange[]): void {
   const people = new Set<string>();

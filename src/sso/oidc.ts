@@ -40,7 +40,7 @@ const kMaxGroups = 1000;
 
 let jose: Promise<typeof Jose> | undefined;
 /**
- * jose, loaded at a thread's first sign-in: its load costs 40-55 ms of CPU, which every node's start
+ * jose, loaded at a thread's first sign-in: its load is a large part of a thread's start, which every node's start
  * paid (serve's bundle imports it with the routes) though few organisations sign in with SSO.
  */
 const joseOnUse = () => (jose ??= import('jose'));

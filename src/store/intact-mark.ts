@@ -1,5 +1,5 @@
 // The clean-stop mark: what lets a server's start skip the start-up read of its data file (verify.ts,
-// 80-140 ms of CPU in a process of its own, more for a large file) when nothing can have changed the
+// a process of its own that reads the whole file) when nothing can have changed the
 // file since it was last known intact. A server writes it as the last step of a clean stop, after its
 // writer and store have closed; every start takes it away before the file is opened, whether it
 // vouches or not. So it exists only while no server runs on the data dir and none has crashed since the

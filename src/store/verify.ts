@@ -3,7 +3,7 @@
 // file, on which LMDB may end the process (SIGBUS, SIGSEGV, abort) at the first request that reads
 // it. So before the server opens the store, a child process (probe.ts) reads every record once: a
 // crash or an LMDB error there becomes a refusal at start with a message, not a crash in service.
-// Cost: one short-lived process that reads the whole file (about 0.1 s plus the file's read time).
+// Cost: one short-lived process that reads the whole file (Node's start plus the file's read time).
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { childProcess, storeChildEnv } from './child-env.js';

@@ -19,13 +19,13 @@
 // fall on every request of the batch, other projects' included: one project's heavy rules can then only
 // make heavy rules of the same batch answer the work-limit error, never a plain flag or a plain rule.
 
-/** Units one evaluation may spend: about a millisecond of work at most (bench/RESULTS.md: bounded work). */
+/** Units one evaluation may spend (what that bounds in time: bench/RESULTS.md, Bounded evaluation work). */
 export const kWorkBudget = 100_000;
 /** The longest list an operator may make at run time (merge). */
 export const kMaxBuiltItems = 10_000;
 /** The longest string an operator may make at run time (cat, substr), in UTF-16 code units. */
 export const kMaxBuiltChars = 65_536;
-/** Units one batch's evaluations may spend together (about 30 ms of work). */
+/** Units one batch's evaluations may spend together: twenty evaluations' worth. */
 export const kBatchWorkBudget = 20 * kWorkBudget;
 /** Units each evaluation gets once its batch's budget is spent. */
 export const kWorkFloor = 1_000;

@@ -38,8 +38,8 @@ export type Predicate = (ctx: UnleashFields, nowMs: number) => boolean;
 const kNever: Predicate = () => false;
 
 /**
- * re2js, loaded when a REGEX constraint is first compiled (src/load-on-use.ts): its load costs 8-13 ms
- * of CPU in every thread that imported it (a node's main, writer and evaluation threads, every command),
+ * re2js, loaded when a REGEX constraint is first compiled (src/load-on-use.ts): its load costs start-up
+ * CPU in every thread that imported it (a node's main, writer and evaluation threads, every command),
  * and few models hold a regular expression (issue 57, item 2).
  */
 const re2js = loadOnUse<typeof Re2js>('re2js');

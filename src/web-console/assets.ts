@@ -40,9 +40,8 @@ export const kPageHeaders = [
 
 /**
  * The page: the style sheet and the console's one script. One script, not the modules tsc writes: a
- * browser found those a level of imports at a time (46 requests a load), and the flag page first drew in
- * about half the time from the script: a median 264 against 140 ms on the loopback, 698 against 331 over
- * a 40 ms round trip (bench/RESULTS.md, issue 57's tenth round).
+ * browser found those a level of imports at a time (a request per module), and the flag page first draws
+ * in about half the time from the script (bench/RESULTS.md, console-first-draw.bench).
  */
 export const kConsolePage = `<!doctype html>
 <html lang="en">
@@ -68,7 +67,7 @@ export function loadAssets(from: URL = new URL('./', import.meta.url)): Assets {
   const script = readFileSync(new URL('console.js', from));
   files.set('console.js', { body: () => script, contentType: 'text/javascript; charset=utf-8' });
   // What a browser's developer tools ask for to show the TypeScript: never on a page's load. So it is read
-  // on its first request, not at start (about 460 KB that most nodes would hold and never send); a map
+  // on its first request, not at start (a large file that most nodes would hold and never send); a map
   // missing from an install is a 404, never an error thrown in the handler.
   let map: Buffer | null | undefined;
   files.set('console.js.map', {

@@ -55,8 +55,8 @@ export interface CurrentSession {
 export class ConsoleSessions {
   /**
    * Checked against when the e-mail address is unknown, so that answer takes as long as a wrong password.
-   * Made by the first sign-in, whatever its address, not at start: a scrypt hash is about 0.1 s of CPU,
-   * which every node's start paid (bench/RESULTS.md, issue 57 item 2); every first sign-in waits for it alike.
+   * Made by the first sign-in, whatever its address, not at start: a scrypt hash is slow on purpose, and
+   * every node's start paid for it (issue 57 item 2); every first sign-in waits for it alike.
    */
   private decoy: Promise<string> | null = null;
 

@@ -124,7 +124,7 @@ export class Deliverer {
 
   /**
    * Reads the outbox every pollMs while a delivery is pending. With none pending, an idle node would wake
-   * ten times a second for nothing (two thirds of its CPU: bench/RESULTS.md, nineteenth round): it waits
+   * ten times a second for nothing (most of its CPU: bench/RESULTS.md, An idle node's CPU): it waits
    * for the next commit instead, the change that queues a delivery, or idleMs at most.
    */
   private async run(): Promise<void> {

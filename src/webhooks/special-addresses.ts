@@ -20,7 +20,7 @@ type Ipv6 = IpaddrJs.IPv6;
 
 /**
  * ipaddr.js, loaded when a webhook's address is first judged (src/load-on-use.ts): imported, it cost
- * 9-16 ms of CPU in every thread that loaded this module (a node's main and writer threads), and most
+ * start-up CPU in every thread that loaded this module (a node's main and writer threads), and most
  * nodes never judge an address at their start (issue 57, item 2).
  */
 const ipaddrJs = loadOnUse<typeof IpaddrJs>('ipaddr.js');

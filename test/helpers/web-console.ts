@@ -40,9 +40,8 @@ export const kPlaywrightFeatures = ['CDPScreenshotNewSurface', 'SkipListAccounts
 /**
  * How Chromium is started, by a test file or by the suite's runner (scripts/run-tests.mjs). The GPU's work
  * and the network service run in the browser's process (`--in-process-gpu`, NetworkServiceInProcess2), not
- * in a process each: the pages render and load as before, and the browser tests' Chromium spent about 7%
- * less CPU (16 web-console files, four runs each way alternated: 68.9 s against 73.8 at the mean;
- * bench/RESULTS.md, issue 57's tenth round). `--disable-gpu` beside them cost more, not less.
+ * in a process each: the pages render and load as before, and the browser tests' Chromium spent less
+ * CPU (web-console files run each way alternated). `--disable-gpu` beside them cost more, not less.
  */
 export const kChromiumLaunch = {
   executablePath: kChromium,

@@ -23,7 +23,7 @@ const pgLib = loadOnUse<typeof pg>('pg', withoutResponse);
 /**
  * Runs `load` with the global `Response` reading undefined, then puts it back as it was. As it loads, pg
  * asks whether it runs in Cloudflare Workers: where no `navigator` answers (Node 20), by making a
- * `Response`, and Node makes its fetch classes (undici) on their first use. That was about 28 ms of CPU
+ * `Response`, and Node makes its fetch classes (undici) on their first use. That was undici's load
  * in every thread that loads pg (a node's writer and events threads, a command with --database) for an
  * object pg drops at once; without `Response` it answers no, as it does after making one, since Node is
  * not Workers. Nothing else runs in the thread while pg loads, and `Response` is still made on its
