@@ -92,3 +92,25 @@ export function runLoad(spec: LoadSpec): { result: Promise<LoadResult>; stop(): 
   );
   return { result, stop: () => instance.stop() };
 }
+
+/**
+ * The neighbour benches' victim: another project's OFREP evaluations (the demo's platform project, 10,000
+ * targeting keys in turn) on a generator thread of its own, so that the attack's large bodies and
+ * answers, sent and read on the bench's main thread, never delay the victim's requests there.
+ */
+export function victimLoad(base: string, connections: number, durationSec: number): { result: Promise<LoadResult>; stop(): void } {
+  return runLoad({
+    url: base,
+    connections,
+    durationSec,
+    generatorWorkers: 1,
+    sequence: {
+      kind: 'rotate',
+      template: '/ofrep/v1/evaluate/flags/search-v2',
+      keys: 10_000,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-flagwire-project': 'prj_DemoPlatform' },
+      body: JSON.stringify({ context: { targetingKey: '{key}', env: 'production', country: 'NL' } }),
+    },
+  });
+}

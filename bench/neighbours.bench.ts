@@ -22,7 +22,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { machineInfo } from './environment.js';
-import { runLoad, type LoadResult } from './load.js';
+import { victimLoad } from './load.js';
 import { kDist } from './locations.js';
 import { cpuBetween, cpuSample, generatorCpuSeconds, peakRssKb, resetPeakRss, startServer, stopAll } from './processes.js';
 
@@ -37,7 +37,6 @@ const kSeconds = Number(values.seconds);
 const kConnections = Number(values.connections);
 const kAttackers = Number(values.attackers);
 const kBin = join(kDist, 'src/cli/flagwire.cjs');
-const kVictim = 'prj_DemoPlatform';
 const kAttacked = 'prj_DemoWebShop';
 
 interface Attack {
@@ -89,25 +88,6 @@ function attacks(frontendKey: string, readToken: string): Attack[] {
       send: (base) => post(`${base}/api/v1/flags`, { 'content-type': 'application/json', authorization: `Bearer ${readToken}` }, deep),
     },
   ];
-}
-
-function victim(base: string): { result: Promise<LoadResult>; stop(): void } {
-  return runLoad({
-    url: base,
-    connections: kConnections,
-    durationSec: kSeconds,
-    // Its own event loop: on this thread, the attackers' sending of large bodies held the victim's
-    // requests (the node idle at 9% CPU while the victim's throughput fell to 2%).
-    generatorWorkers: 1,
-    sequence: {
-      kind: 'rotate',
-      template: '/ofrep/v1/evaluate/flags/search-v2',
-      keys: 10_000,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-flagwire-project': kVictim },
-      body: JSON.stringify({ context: { targetingKey: '{key}', env: 'production', country: 'NL' } }),
-    },
-  });
 }
 
 /** The attack's senders, each in a loop until `until` says stop: the statuses they were answered. */
@@ -166,7 +146,7 @@ async function main(): Promise<void> {
       const cpuBefore = cpuSample(server.pid);
       const benchBefore = generatorCpuSeconds();
       const startedAt = performance.now();
-      const load = victim(server.url);
+      const load = victimLoad(server.url, kConnections, kSeconds);
       let running = true;
       const hostile = attack === null ? Promise.resolve({}) : attacking(attack, server.url, () => running);
       const result = await load.result;

@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import type { MetricSums, SubjectState } from '../src/store/tally-file.js';
 import { TallyFile } from '../src/store/tally-file.js';
 import { machineInfo } from './environment.js';
-import { type LoadResult, runLoad } from './load.js';
+import { victimLoad } from './load.js';
 import { kDist } from './locations.js';
 import { peakRssKb, resetPeakRss, startServer, stopAll } from './processes.js';
 
@@ -108,25 +108,6 @@ async function fill(dataDir: string): Promise<void> {
     });
   }
   await file.close();
-}
-
-function victim(base: string): { result: Promise<LoadResult>; stop(): void } {
-  return runLoad({
-    url: base,
-    connections: kConnections,
-    durationSec: kSeconds,
-    // On a thread of its own: the readers' answers (megabytes each), taken on this thread, would
-    // otherwise delay the victim's as measured.
-    generatorWorkers: 1,
-    sequence: {
-      kind: 'rotate',
-      template: '/ofrep/v1/evaluate/flags/search-v2',
-      keys: 10_000,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-flagwire-project': kVictim },
-      body: JSON.stringify({ context: { targetingKey: '{key}', env: 'production', country: 'NL' } }),
-    },
-  });
 }
 
 const percentile = (ms: number[], p: number) => (ms.length === 0 ? 0 : [...ms].sort((a, b) => a - b)[Math.floor(ms.length * p)]!);
@@ -229,7 +210,7 @@ async function main(): Promise<void> {
     let patches = 0;
     for (const [name, path] of Object.entries(reads)) {
       resetPeakRss(server.pid);
-      const load = victim(base);
+      const load = victimLoad(base, kConnections, kSeconds);
       let running = true;
       const readers =
         path === null
