@@ -22,6 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Packr } from 'msgpackr';
 import pg from 'pg';
+import { kStoreLayout } from '../src/capabilities.js';
 import { migrate } from '../src/store/pg/migrate.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { percentile } from './stats.js';
@@ -263,7 +264,7 @@ const clients: Client[] = [];
 const setup = new pg.Client({ connectionString: url });
 try {
   await setup.connect();
-  await migrate(setup);
+  await migrate(setup, kStoreLayout.migrations);
   const {
     rows: [server],
   } = await setup.query<{ server_version: string }>('SHOW server_version');

@@ -7,7 +7,8 @@
 // once; every table another part needs (the writer's commands by name, the route table, the console's
 // JSON API, the command line's index and help, the audit actions and the webhook event of each) is
 // derived from that list, never kept beside it; so are the store's (the databases it opens, what a full
-// copy clears and copies, what migrate-to-postgres exports, the change kinds: src/store/store-layout.ts). docs/architecture.md ("Adding a capability") says how to
+// copy clears and copies, what migrate-to-postgres exports, the change kinds: src/store/store-layout.ts;
+// the side files and PostgreSQL migrations: src/store/side-storage.ts). docs/architecture.md ("Adding a capability") says how to
 // add one.
 import type { ManagementHandler, RouteErrorBody, RouteServices } from '../routes/handler.js';
 import type { BackgroundWork } from './background-work.js';
@@ -19,6 +20,8 @@ import type { WebhookEvent } from './webhook-events.js';
 import type { RouteCounts, RouteDeclaration, RouteDeclarations, RouteHandler } from '../routes/route-table.js';
 import type { ApiRoute } from '../console-route/call.js';
 import type { RecordKind } from '../store/record-kinds.js';
+import type { SideFile } from '../store/side-storage.js';
+import type { Migration } from '../store/pg/migrations.js';
 import type { Logger } from 'pino';
 import type { AuthFailures } from '../http/auth-failures.js';
 import type { SignInLimits } from '../http/sign-in-limits.js';
@@ -115,6 +118,17 @@ export interface Capability {
    * keys are laid out), each kept in a database some capability owns.
    */
   readonly records?: readonly RecordKind[];
+  /**
+   * The LMDB files it keeps in the data dir beside the data file (src/store/side-storage.ts): the store
+   * opens one for it (src/store/side-file.ts) and counts its name among the data dir's own; its code
+   * keeps their key layouts.
+   */
+  readonly sideFiles?: readonly SideFile[];
+  /**
+   * The migrations that make its PostgreSQL tables: applied by the store's migrator with the store's own,
+   * in one sequence of versions (src/store/pg/migrate.ts); a version, once shipped, is never renumbered.
+   */
+  readonly pgMigrations?: readonly Migration[];
   /** Its writer commands by name (commandTable in src/writer/command.ts). */
   readonly commands?: Readonly<Record<string, AnyCommand>>;
   /**

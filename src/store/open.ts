@@ -24,7 +24,6 @@ import type { StoreLayout } from './store-layout.js';
 import type { KeyedKind } from './interfaces.js';
 import { declaredLookups, fileAll } from './keyed-lookups.js';
 import { settleAfterOpen, writeTransaction } from './write-txn.js';
-import { kTallyFileName } from './tally-file.js';
 
 /**
  * How a store is opened. For writing, with its layout (src/capabilities.ts kStoreLayout): the databases
@@ -56,7 +55,7 @@ export interface OpenedDataFile {
 export function openDataFile(dataDir: string, options: StoreOptions): OpenedDataFile {
   const readOnly = options.readOnly ?? false;
   const path = dataFilePath(dataDir);
-  refuseForeignFiles(dataDir);
+  refuseForeignFiles(dataDir, options.layout ?? null);
   checkDataFile(path);
   let root: RootDatabase;
   try {
@@ -445,11 +444,18 @@ function openRoot(path: string, readOnly: boolean): RootDatabase {
   }
 }
 
-/** A data dir holding files that are not ours (or a damaged data file) is refused, never written over. */
-function refuseForeignFiles(dataDir: string): void {
+/**
+ * A data dir holding files that are not ours (or a damaged data file) is refused, never written over.
+ * Ours: the data file and the side files the layout declares, each with its lock file. A read-only open
+ * without a layout (a thread of a server whose writer checked the data dir with it) takes any LMDB file
+ * for a side file.
+ */
+function refuseForeignFiles(dataDir: string, layout: StoreLayout | null): void {
   if (!existsSync(dataDir)) return;
-  const ours = new Set([kFileName, `${kFileName}-lock`, kTallyFileName, `${kTallyFileName}-lock`]);
-  const foreign = readdirSync(dataDir).filter((name) => !ours.has(name) && !name.startsWith('.'));
+  const files = [kFileName, ...(layout?.sideFiles.map((side) => side.file) ?? [])];
+  const ours = new Set(files.flatMap((file) => [file, `${file}-lock`]));
+  const isOurs = (name: string) => ours.has(name) || (layout === null && /\.mdb(-lock)?$/.test(name));
+  const foreign = readdirSync(dataDir).filter((name) => !isOurs(name) && !name.startsWith('.'));
   if (foreign.length > 0) {
     throw new StoreOpenError(
       `data directory ${dataDir} holds files Flagwire did not write (${foreign.slice(0, 3).join(', ')}); use an empty or Flagwire-only directory`,

@@ -7,9 +7,10 @@
 import { kKeyedIndexes, kKeyedTallies, kMaxDbs } from './layout.js';
 import { kDemoSeededRecords, type RecordKey, type RecordKind, type RecordTarget } from './record-kinds.js';
 import type { ChangeBearing, EnvironmentBearing, KeyedKind } from './interfaces.js';
+import { sideStorage, type SideStorage, type SideStorageOwner } from './side-storage.js';
 
 /** Who declares databases and record kinds: a capability, or the store itself. */
-export interface RecordOwner {
+export interface RecordOwner extends SideStorageOwner {
   readonly name: string;
   /** The LMDB databases it owns (each is declared by exactly one owner). */
   readonly databases?: readonly string[];
@@ -33,7 +34,8 @@ export interface ChangeKind {
   apply(target: RecordTarget, value: unknown): void;
 }
 
-export interface StoreLayout {
+/** With the side storage every owner declares (side-storage.ts): side files, PostgreSQL's migrations. */
+export interface StoreLayout extends SideStorage {
   /** Every named database, the store's own first, each once: what a store opens and calls its own. */
   readonly databases: readonly string[];
   /** Which owner declares each database. */
@@ -146,6 +148,7 @@ export function storeLayout(owners: readonly RecordOwner[]): StoreLayout {
     if (bearing.kind.removal !== undefined) bearings.set(bearing.kind.removal.name, { bearing, removal: true });
   }
   return {
+    ...sideStorage(owners),
     databases,
     owners: ownerOf,
     kinds,

@@ -6,7 +6,7 @@ import { call } from '../helpers/http.js';
 import { cli, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { sharedPostgres } from '../helpers/postgres.js';
-import { kMigrations } from '../../src/store/pg/migrations.js';
+import { kStoreLayout } from '../../src/capabilities.js';
 import { buildWorld } from '../helpers/world.js';
 import { startNode, waitReady } from './support.js';
 
@@ -27,7 +27,7 @@ t.test('commands at once on an empty database migrate it once; the env var works
   const { rows } = await pg.admin(url.split('/').pop()!, 'SELECT version FROM flagwire_migrations ORDER BY version');
   t.strictSame(
     rows.map((r) => r.version),
-    kMigrations.map((m) => m.version),
+    kStoreLayout.migrations.map((m) => m.version),
     'the schema migrated once: each migration applied once',
   );
 });

@@ -14,25 +14,17 @@
 //                      Old revisions are pruned, by count (kChangeRetention in pg-system.ts) and by
 //                      bytes (FLAGWIRE_CHANGE_LOG_BYTES, counted in flagwire_meta.change_bytes, schema
 //                      2); a node behind them makes a full copy.
-//   flagwire_tally_*   what clients report of their subjects (schema 3; pg-tally.ts), the tally file's
-//                      records (src/store/tally-file.ts) shared by every node: batches counted (batch id ->
-//                      answer, forgotten after a day), subjects (each one's state, msgpack), and the arms
-//                      and sums as per-slot rows each transaction adds its deltas to. Names a client
-//                      chose are bytea (UTF-8): any string, NUL included, is a key, in the byte order
-//                      LMDB keeps. Never in the change log: nodes read these tables, never copy them.
-//                      Schema 4 adds what the storage limits and raw events need (pg-tally.ts): raw
-//                      events (each in its project environment under a sequence number: the order
-//                      they were counted in), the count of subjects per project environment and the
-//                      bytes of raw events per project, each one row that a batch locks to decide on it.
-//                      Schema 5 adds the metric names a project environment counts that no experiment
-//                      declared (src/events/tally.ts bounds them), added under its subjects' count's lock.
+// A capability's tables are made by the migrations it declares (pgMigrations: side-storage.ts), applied
+// with these: the versions are one sequence, whoever declares them, so a new migration of any owner
+// takes the next free number, and a database's history (flagwire_migrations) reads the same.
 export interface Migration {
   version: number;
   name: string;
   sql: string;
 }
 
-export const kMigrations: readonly Migration[] = [
+/** The store's own migrations; with every owner's, a StoreLayout's `migrations` (side-storage.ts). */
+export const kStoreMigrations: readonly Migration[] = [
   {
     version: 1,
     name: 'records, change log and revision',

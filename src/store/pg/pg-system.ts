@@ -72,7 +72,7 @@ export interface RecordSource {
 }
 
 export interface PgOptions {
-  /** The store's layout: what each change kind puts into and removes from the table of current records. */
+  /** The store's layout: the migrations a database is brought to, what each change kind puts into and removes from the table of current records. */
   layout: StoreLayout;
   /** Connections in the pool (the writer's transaction, the follower's reads, the console's). */
   max?: number;
@@ -125,7 +125,7 @@ export class PgSystem implements RecordSource {
   private async migrated(): Promise<string> {
     const client = await this.pool.connect();
     try {
-      await migrate(client);
+      await migrate(client, this.layout.migrations);
       const { rows } = await client.query<{ database_id: string }>('SELECT database_id FROM flagwire_meta');
       client.release();
       return rows[0]!.database_id;

@@ -56,6 +56,7 @@ import {
   toSubject,
 } from '../tally-file.js';
 import { migrate } from './migrate.js';
+import { kStoreMigrations } from './migrations.js';
 import { kIdleInWriteMs, newPool } from './pg-system.js';
 
 /** Subject states are msgpack, as the tally file stores them. */
@@ -295,7 +296,7 @@ export class PgTally implements RawEventPages {
     this.migrated ??= (async () => {
       const client = await this.pool.connect();
       try {
-        await migrate(client);
+        await migrate(client, kStoreMigrations);
         client.release();
       } catch (err) {
         client.release(err as Error);
