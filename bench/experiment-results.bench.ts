@@ -17,7 +17,7 @@
 import { performance } from 'node:perf_hooks';
 import { statisticsView } from '../src/events/statistics.js';
 import { type ExperimentPlan, experimentResults } from '../src/experiments/results.js';
-import { type ExperimentTally, type MetricSums, TallyFile } from '../src/store/tally-file.js';
+import { type ExperimentTally, type MetricSums, TallyFile } from '../src/events/tally/tally-file.js';
 import { call } from '../test/helpers/http.js';
 import { startTestServer, tempDataDir } from '../test/helpers/server.js';
 import { buildWorld } from '../test/helpers/world.js';

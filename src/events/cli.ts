@@ -11,7 +11,7 @@ import { FlagwireError } from '../errors.js';
 import { resolveDatabaseUrl, resolveDataDir } from '../config.js';
 import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
-import { type RawEventPages, TallyFile } from '../store/tally-file.js';
+import { type RawEventPages, TallyFile } from './tally/tally-file.js';
 import { exportFormat, jsonLines, localJsonLines, parquet, parquetWriter, timeParam } from './export.js';
 import { ExportScratch } from './export-scratch.js';
 import { type EventSettings, kMaxRetentionDays } from './schemas.js';
@@ -111,7 +111,7 @@ export const kEventsCli: readonly CliCommand[] = [
  * data dir's tally file, null when it has none (nothing was ever counted there).
  */
 async function rawPages(dataDir: string, databaseUrl: string | null): Promise<(RawEventPages & { close(): Promise<void> }) | null> {
-  if (databaseUrl !== null) return (await import('../store/pg/pg-tally.js')).PgTally.open(databaseUrl, 1);
+  if (databaseUrl !== null) return (await import('./tally/pg-tally.js')).PgTally.open(databaseUrl, 1);
   return TallyFile.exists(dataDir) ? TallyFile.open(dataDir) : null;
 }
 

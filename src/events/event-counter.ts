@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
-import type { ExperimentTally, TallyScope } from '../store/tally-file.js';
+import type { ExperimentTally, TallyScope } from './tally/tally-file.js';
 import type {
   BatchRefusal,
   BatchReply,

@@ -18,7 +18,7 @@ import { EventRate } from './event-rate.js';
 import { type JsonLinesPage, jsonLinesPage } from './export.js';
 import { readGoffCollectorBatch } from './goff-collector.js';
 import { countBatch, type EventsAnswer, resolveBatch, StorageFull, type StorageLimits, tallyScope } from './receive.js';
-import type { ExperimentTally, RawCursor, RawRange, TallyScope } from '../store/tally-file.js';
+import type { ExperimentTally, RawCursor, RawRange, TallyScope } from './tally/tally-file.js';
 import type { ReadBatch } from './schemas.js';
 import { statisticsView } from './statistics.js';
 import { TallyWrites } from './tally-writes.js';

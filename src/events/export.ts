@@ -16,7 +16,7 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { FlagwireError } from '../errors.js';
 import type { ExportScratch } from './export-scratch.js';
-import type { RawCursor, RawEventPages, RawRange, TallyScope } from '../store/tally-file.js';
+import type { RawCursor, RawEventPages, RawRange, TallyScope } from './tally/tally-file.js';
 
 /**
  * Raw events read per page: at most some 300 KiB of them (an event with its details full is about 3

@@ -5,7 +5,7 @@ import type { ClientKey } from '../client-keys/client-key.js';
 import { findFlagByName } from '../flag-records/flag-store.js';
 import { effectiveState } from '../flag-records/flag-state.js';
 import type { StoreReader } from '../store/interfaces.js';
-import type { TallyScope, TallyTxn } from '../store/tally-file.js';
+import type { TallyScope, TallyTxn } from './tally/tally-file.js';
 import { FlagwireError } from '../errors.js';
 import { listExperiments } from '../experiments/experiment-records.js';
 import type { ClientEvent, EventRejection, ReadBatch } from './schemas.js';

@@ -1,7 +1,7 @@
 // An experiment's statistics as stored (issue 58, item 4): per variant its subjects, and per metric the
 // exact sums the results are computed from (issue 59). Sums are exact decimals written as strings (JSON
 // numbers are doubles, and a sum of squares outgrows their 53 bits long before it stops being exact).
-import type { ExperimentTally, MetricSums } from '../store/tally-file.js';
+import type { ExperimentTally, MetricSums } from './tally/tally-file.js';
 import { type Static, Type } from '../typebox.js';
 
 const Exact = (description: string) => Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$', description: `${description}, an exact decimal` });

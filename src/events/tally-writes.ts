@@ -1,11 +1,11 @@
-// Where events are counted and the statistics read: the data dir's tally file (src/store/tally-file.ts)
-// on an embedded node, PostgreSQL's tally tables (src/store/pg/pg-tally.ts) on a node that shares a
+// Where events are counted and the statistics read: the data dir's tally file (tally/tally-file.ts)
+// on an embedded node, PostgreSQL's tally tables (tally/pg-tally.ts) on a node that shares a
 // database, so every node counts a subject alike. The events thread counts through one (events-thread.ts),
 // the front end erases and reads through its own (event-counter.ts). Opened on first use, so a process
 // that is never sent an event never opens the file, a pool, or loads PostgreSQL's client.
 import type { Config } from '../config.js';
-import type { PgTally, TallyTouches } from '../store/pg/pg-tally.js';
-import { type ExperimentTally, type RawEventPages, TallyFile, type TallyScope, type TallyTxn } from '../store/tally-file.js';
+import type { PgTally, TallyTouches } from './tally/pg-tally.js';
+import { type ExperimentTally, type RawEventPages, TallyFile, type TallyScope, type TallyTxn } from './tally/tally-file.js';
 import { eraseSubject } from './tally.js';
 
 /** Connections of one tally's pool to PostgreSQL: the batches it counts at once. */
@@ -41,7 +41,7 @@ export class TallyWrites {
   }
 
   private pgTally(url: string): Promise<PgTally> {
-    this.pg ??= import('../store/pg/pg-tally.js').then(({ PgTally }) => PgTally.open(url, kPgConnections));
+    this.pg ??= import('./tally/pg-tally.js').then(({ PgTally }) => PgTally.open(url, kPgConnections));
     return this.pg;
   }
 

@@ -11,7 +11,7 @@
 // - Each change of a subject's total x or y moves the sums by exactly what it changes: Σy by the value,
 //   Σy² by y'² - y², Σxy by x'y' - xy; so the sums always equal those recomputed from the subjects'
 //   totals, and, being BigInt, in any order of addition.
-import type { MetricSums, RawCursor, SubjectInExperiment, SubjectState, SubjectTotal, TallyScope, TallyTxn } from '../store/tally-file.js';
+import type { MetricSums, RawCursor, SubjectInExperiment, SubjectState, SubjectTotal, TallyScope, TallyTxn } from './tally/tally-file.js';
 
 /** An event ready to count: an exposure names its experiment (the flag's, resolved when received). */
 export type CountedEvent =

@@ -12,7 +12,7 @@ import { resolveEnvParam } from '../model/environments.js';
 import { requireProject } from '../model/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { TallyFile } from '../store/tally-file.js';
+import { TallyFile } from '../events/tally/tally-file.js';
 import { kExperimentCommands } from './command-table.js';
 import { experimentNotFound, experimentView } from './experiment-commands.js';
 import { getExperiment, listExperiments } from './experiment-records.js';

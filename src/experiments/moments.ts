@@ -2,7 +2,7 @@
 // integers (BigInt) through every subtraction that could cancel (n·Σy² − (Σy)² is exact however large the
 // sums), and become doubles only at the last division: a variance of ten million subjects' totals is
 // then as precise as a double can say it, where Σy²/n − mean² in doubles could lose every digit.
-import type { MetricSums } from '../store/tally-file.js';
+import type { MetricSums } from '../events/tally/tally-file.js';
 
 /**
  * How a metric reads a subject's total: `conversion`, whether the subject had the event at all (0 or 1);

@@ -3,7 +3,7 @@
 // the Bayesian chance to beat control, and a sentence; and the sample-ratio check over every arm. Pure
 // and O(arms × metrics): the sums are the whole input, however many subjects they count.
 import type { ExperimentStatistics } from '../events/statistics.js';
-import type { MetricSums } from '../store/tally-file.js';
+import type { MetricSums } from '../events/tally/tally-file.js';
 import { posterior } from './bayes.js';
 import { cupedTheta } from './cuped.js';
 import { absoluteEffect, type Estimate, relativeEffect } from './effect.js';

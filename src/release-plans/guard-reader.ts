@@ -4,7 +4,7 @@
 // experiment-guards.ts do, in the writer's transaction) and never throws.
 import { performance } from 'node:perf_hooks';
 import { type ExperimentStatistics, statisticsView } from '../events/statistics.js';
-import type { ExperimentTally, TallyScope } from '../store/tally-file.js';
+import type { ExperimentTally, TallyScope } from '../events/tally/tally-file.js';
 import type { RolloutPlan } from './rollouts.js';
 import { kMaxGuardIntervalMs, type SampledReading } from './guards.js';
 import { parseSelector, selectSamples } from './metric-selector.js';

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { kEraseRawPerTxn, TallyWrites } from '../../src/events/tally-writes.js';
 import { type CountedEvent, eraseSubject, millionths, tallyBatch } from '../../src/events/tally.js';
-import { PgTally } from '../../src/store/pg/pg-tally.js';
-import { type RawCursor, type RawEvent, rawEventBytes, type TallyScope } from '../../src/store/tally-file.js';
+import { PgTally } from '../../src/events/tally/pg-tally.js';
+import { type RawCursor, type RawEvent, rawEventBytes, type TallyScope } from '../../src/events/tally/tally-file.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 
 const scope: TallyScope = { projectId: 'prj_1', environment: 'production' };

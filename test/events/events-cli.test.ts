@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { TallyFile } from '../../src/store/tally-file.js';
+import { TallyFile } from '../../src/events/tally/tally-file.js';
 import { cli, expectAllRefused, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { buildWorld } from '../helpers/world.js';

@@ -9,7 +9,7 @@ import t from 'tap';
 import { Clock } from '../../src/clock.js';
 import { EventCounter } from '../../src/events/event-counter.js';
 import { jsonLines, localJsonLines } from '../../src/events/export.js';
-import { TallyFile } from '../../src/store/tally-file.js';
+import { TallyFile } from '../../src/events/tally/tally-file.js';
 import { must, startExperimentServer } from '../helpers/experiment-server.js';
 import { call } from '../helpers/http.js';
 import { tempDataDir } from '../helpers/server.js';

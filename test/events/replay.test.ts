@@ -7,7 +7,7 @@
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { emptySums } from '../../src/events/tally.js';
-import type { MetricSums } from '../../src/store/tally-file.js';
+import type { MetricSums } from '../../src/events/tally/tally-file.js';
 import { kColourFlag, must, startExperimentServer } from '../helpers/experiment-server.js';
 import { random } from '../helpers/seeded-random.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { TallyWrites } from '../../src/events/tally-writes.js';
 import { type CountedEvent, millionths, tallyBatch } from '../../src/events/tally.js';
-import type { TallyScope } from '../../src/store/tally-file.js';
+import type { TallyScope } from '../../src/events/tally/tally-file.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 
 const scope: TallyScope = { projectId: 'prj_1', environment: 'production' };

@@ -10,7 +10,7 @@ import { Clock } from '../../src/clock.js';
 import { errorEnvelope, FlagwireError, retryAfterSeconds } from '../../src/errors.js';
 import { EventCounter, kMaxStatisticsReads } from '../../src/events/event-counter.js';
 import { statisticsView } from '../../src/events/statistics.js';
-import { TallyFile } from '../../src/store/tally-file.js';
+import { TallyFile } from '../../src/events/tally/tally-file.js';
 import { experimentPlan } from '../helpers/experiment-plan.js';
 import { must, startExperimentServer } from '../helpers/experiment-server.js';
 import { call } from '../helpers/http.js';

@@ -15,7 +15,7 @@ import {
   millionths,
   tallyBatch,
 } from '../../src/events/tally.js';
-import { type MetricSums, TallyFile, type TallyScope } from '../../src/store/tally-file.js';
+import { type MetricSums, TallyFile, type TallyScope } from '../../src/events/tally/tally-file.js';
 import { recompute } from '../helpers/event-tally.js';
 import { random } from '../helpers/seeded-random.js';
 

@@ -6,7 +6,7 @@ import t from 'tap';
 import { statisticsView } from '../../src/events/statistics.js';
 import { tallyBatch } from '../../src/events/tally.js';
 import { experimentResults, kDefaultAnalysis } from '../../src/experiments/results.js';
-import { TallyFile } from '../../src/store/tally-file.js';
+import { TallyFile } from '../../src/events/tally/tally-file.js';
 import { cli, expectAllRefused, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { buildWorld } from '../helpers/world.js';

@@ -13,7 +13,7 @@ import { armMoments, armSums } from '../../src/experiments/moments.js';
 import { normalCdf, normalQuantile } from '../../src/experiments/normal.js';
 import { mixtureRho, sequentialInterval } from '../../src/experiments/sequential.js';
 import { logGamma, srmCheck, srmConcentration, srmLogBayesFactor } from '../../src/experiments/srm.js';
-import type { MetricSums } from '../../src/store/tally-file.js';
+import type { MetricSums } from '../../src/events/tally/tally-file.js';
 
 const M = 1_000_000n;
 

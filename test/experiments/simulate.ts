@@ -6,7 +6,7 @@
 import { type ExperimentStatistics, statisticsView } from '../../src/events/statistics.js';
 import type { ExperimentPlan } from '../../src/experiments/results.js';
 import { logGamma } from '../../src/experiments/srm.js';
-import type { MetricSums } from '../../src/store/tally-file.js';
+import type { MetricSums } from '../../src/events/tally/tally-file.js';
 
 /** xoshiro128** (Blackman & Vigna), seeded through splitmix32: fast, and the same stream on every machine. */
 export class Random {

@@ -3,7 +3,7 @@
 // the statistics route answers them.
 import { type CountedEvent, emptySums } from '../../src/events/tally.js';
 import { type ExperimentStatistics, statisticsView } from '../../src/events/statistics.js';
-import type { MetricSums } from '../../src/store/tally-file.js';
+import type { MetricSums } from '../../src/events/tally/tally-file.js';
 
 interface Totals {
   preEvents: number;

@@ -8,7 +8,7 @@ import { statisticsView } from '../../src/events/statistics.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { judgeExperimentReading } from '../../src/release-plans/experiment-guards.js';
 import { storedGuard } from '../../src/release-plans/guards.js';
-import type { MetricSums } from '../../src/store/tally-file.js';
+import type { MetricSums } from '../../src/events/tally/tally-file.js';
 import { experimentPlan, experimentRecord } from '../helpers/experiment-plan.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';

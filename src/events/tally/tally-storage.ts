@@ -1,5 +1,5 @@
 // The events capability's storage, as it declares it (src/events/capability.ts: sideFiles): the tally
-// file in the data dir (src/store/tally-file.ts keeps its key layouts). Plain data, loaded with the declaration.
+// file in the data dir (tally-file.ts keeps its key layouts). Plain data, loaded with the declaration.
 import type { SideFile } from '../../store/side-storage.js';
 
 /** The tally file's databases (tally-file.ts says what each holds). */

@@ -1,5 +1,5 @@
-// The tally in PostgreSQL (schema 3: migrations.ts), for nodes that share a database: the tally file's
-// records (src/store/tally-file.ts) in tables every node reads and writes, so that a subject's first
+// The tally in PostgreSQL (schema 3: src/store/pg/migrations.ts), for nodes that share a database: the tally file's
+// records (tally-file.ts) in tables every node reads and writes, so that a subject's first
 // exposure counted on one node fixes where its outcomes count on any other.
 //
 // One PostgreSQL transaction per call of `transact`, on the calling front-end thread's own pool (never
@@ -54,10 +54,10 @@ import {
   type TallyScope,
   type TallyTxn,
   toSubject,
-} from '../tally-file.js';
-import { migrate } from './migrate.js';
-import { kStoreMigrations } from './migrations.js';
-import { kIdleInWriteMs, newPool } from './pg-system.js';
+} from './tally-file.js';
+import { migrate } from '../../store/pg/migrate.js';
+import { kStoreMigrations } from '../../store/pg/migrations.js';
+import { kIdleInWriteMs, newPool } from '../../store/pg/pg-system.js';
 
 /** Subject states are msgpack, as the tally file stores them. */
 const packr = new Packr({ useRecords: false });

@@ -1,4 +1,5 @@
-// The tally file: a second LMDB file in the data dir (tally.mdb) for what clients report of their
+// The tally file: a second LMDB file in the data dir (tally.mdb, declared in tally-storage.ts and opened
+// by the store's src/store/side-file.ts) for what clients report of their
 // subjects, per project environment: each subject's first exposure to an experiment, its running totals
 // per metric, and per experiment, variant and metric the exact sums the statistics are read from. Its
 // own file, so these writes never wait for the configuration's write lock nor add to its change log;
@@ -30,11 +31,9 @@
 // subject is one record (and what it added to the sums).
 // Totals and sums are integers of millionths as BigInt, stored as decimal strings: exact, so sums kept
 // as events arrive equal those recomputed from the events, bit for bit, in any order of addition.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { type Database, open, type RootDatabase } from 'lmdb';
-
-export const kTallyFileName = 'tally.mdb';
+import type { Database, RootDatabase } from 'lmdb';
+import { openSideFile, sideFileExists } from '../../store/side-file.js';
+import { kTallyFile } from './tally-storage.js';
 
 /** Whose events: a project and one of its environments ('' for a project without environments). */
 export interface TallyScope {
@@ -181,7 +180,7 @@ export interface RawPage {
 
 /**
  * Where an export reads raw events, a page at a time, in the order they were counted: the tally file,
- * or PostgreSQL's tally (src/store/pg/pg-tally.ts).
+ * or PostgreSQL's tally (pg-tally.ts).
  */
 export interface RawEventPages {
   rawEvents(scope: TallyScope, range: RawRange, after: RawCursor | null, limit: number): RawPage | Promise<RawPage>;
@@ -265,28 +264,31 @@ export class TallyFile implements TallyTxn, RawEventPages {
   private readonly rawExpiry: Database<null, Key>;
   private readonly rawSubjects: Database<null, Key>;
 
-  private constructor(private readonly root: RootDatabase) {
-    this.batches = root.openDB({ name: 'batches' });
-    this.batchExpiry = root.openDB({ name: 'batchExpiry' });
-    this.subjects = root.openDB({ name: 'subjects' });
-    this.arms = root.openDB({ name: 'arms' });
-    this.sumsDb = root.openDB({ name: 'sums' });
-    this.metricNames = root.openDB({ name: 'metricNames' });
-    this.usage = root.openDB({ name: 'usage' });
-    this.raw = root.openDB({ name: 'raw' });
-    this.rawExpiry = root.openDB({ name: 'rawExpiry' });
-    this.rawSubjects = root.openDB({ name: 'rawSubjects' });
+  private readonly root: RootDatabase;
+
+  private constructor(dataDir: string) {
+    const file = openSideFile(dataDir, kTallyFile);
+    this.root = file.root;
+    this.batches = file.db('batches');
+    this.batchExpiry = file.db('batchExpiry');
+    this.subjects = file.db('subjects');
+    this.arms = file.db('arms');
+    this.sumsDb = file.db('sums');
+    this.metricNames = file.db('metricNames');
+    this.usage = file.db('usage');
+    this.raw = file.db('raw');
+    this.rawExpiry = file.db('rawExpiry');
+    this.rawSubjects = file.db('rawSubjects');
   }
 
   /** Whether `dataDir` has a tally file: a node that was never sent an event has none. */
   static exists(dataDir: string): boolean {
-    return existsSync(join(dataDir, kTallyFileName));
+    return sideFileExists(dataDir, kTallyFile);
   }
 
   /** Opens (creating if needed) the tally file of `dataDir`. */
   static open(dataDir: string): TallyFile {
-    // overlappingSync off, as the data file's: a transaction's promise settles once it is on disk.
-    return new TallyFile(open({ path: join(dataDir, kTallyFileName), maxDbs: 12, overlappingSync: false }));
+    return new TallyFile(dataDir);
   }
 
   /**
