@@ -7,11 +7,12 @@ import { EventBatch, EventSettings, EventSettingsPatch, EventsAccepted, SubjectE
 import { GoffCollectorBody } from './goff-collector.js';
 import { kEventAuditActions, kEventCommands } from './settings-commands.js';
 import { ExperimentStatistics } from './statistics.js';
-import { kTallyFile } from './tally/tally-storage.js';
+import { kTallyFile, kTallyMigrations } from './tally/tally-storage.js';
 
 export const kEvents = defineCapability({
   name: 'events',
   sideFiles: [kTallyFile],
+  pgMigrations: kTallyMigrations,
   commands: kEventCommands,
   serviceRoutes: async () => (await import('./routes.js')).kEventsRoutes,
   routes: async () => (await import('./api-routes.js')).kEventsApiRoutes,

@@ -7,11 +7,13 @@
 // place above the list, a module that reaches no assembler (the server's listen) is a mechanism and names
 // no capability either, but in the places that assemble module by module (kAssembledByModule). The
 // capabilities' folders are read from the declarations src/capabilities.ts lists, the imports from the
-// sources with TypeScript's own scanner.
+// sources with TypeScript's own scanner. The store names no file or table a capability declares as its
+// side storage (side-storage.ts): their key layouts and SQL are in the capability's folder.
 import { readdirSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import t from 'tap';
 import { kCapabilities } from '../../src/capabilities.js';
+import type { Capability } from '../../src/capability/capability.js';
 import { type TypeScript, ts } from '../helpers/typescript.js';
 
 const kSrc = new URL('../../../src/', import.meta.url);
@@ -181,4 +183,19 @@ t.test("no mechanism of a place above the list imports a capability's module", a
   // What start-up tries or serves of a capability it reads from the declarations (the ports: the
   // background work's listensOn), never by naming the capability's module.
   t.strictSame(mechanisms, [], 'none: a mechanism reads what it needs of the capabilities from their declarations');
+});
+
+t.test("the store names no capability's side storage: its files and tables are the capability's own code's", async (t) => {
+  const declared = (kCapabilities as readonly Capability[]).flatMap((c) => [
+    ...(c.sideFiles ?? []).map((side) => side.file),
+    ...(c.pgMigrations ?? []).flatMap((m) => [...m.sql.matchAll(/CREATE (?:TABLE|SEQUENCE|INDEX) (\w+)/g)].map((found) => found[1]!)),
+  ]);
+  t.ok(declared.includes('tally.mdb') && declared.includes('flagwire_tally_raw'), "the events' tally file and tables among them");
+  const named = kModules
+    .filter((module) => placeOf(module) === 'store')
+    .flatMap((module) => {
+      const source = readFileSync(new URL(module, kSrc), 'utf8');
+      return declared.filter((name) => source.includes(name)).map((name) => `${module}: ${name}`);
+    });
+  t.strictSame(named, [], 'none: the store opens a declared file and applies declared migrations by their declarations');
 });

@@ -1,5 +1,5 @@
-// The tally in PostgreSQL (schema 3: src/store/pg/migrations.ts), for nodes that share a database: the tally file's
-// records (tally-file.ts) in tables every node reads and writes, so that a subject's first
+// The tally in PostgreSQL (its tables: tally-storage.ts), for nodes that share a database: the tally
+// file's records (tally-file.ts) in tables every node reads and writes, so that a subject's first
 // exposure counted on one node fixes where its outcomes count on any other.
 //
 // One PostgreSQL transaction per call of `transact`, on the calling front-end thread's own pool (never
@@ -55,8 +55,8 @@ import {
   type TallyTxn,
   toSubject,
 } from './tally-file.js';
-import { migrate } from '../../store/pg/migrate.js';
-import { kStoreMigrations } from '../../store/pg/migrations.js';
+import { kTallyMigrations } from './tally-storage.js';
+import { migrateOwn } from '../../store/pg/migrate.js';
 import { kIdleInWriteMs, newPool } from '../../store/pg/pg-system.js';
 
 /** Subject states are msgpack, as the tally file stores them. */
@@ -291,12 +291,12 @@ export class PgTally implements RawEventPages {
       });
   }
 
-  /** The schema migrated (once per pool: the node's store has usually done it already). */
+  /** Its tables migrated (once per pool: the node's store has usually done it already, with every other migration). */
   private ready(): Promise<void> {
     this.migrated ??= (async () => {
       const client = await this.pool.connect();
       try {
-        await migrate(client, kStoreMigrations);
+        await migrateOwn(client, kTallyMigrations);
         client.release();
       } catch (err) {
         client.release(err as Error);
