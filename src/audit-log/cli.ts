@@ -1,7 +1,7 @@
 // The audit log on the command line: `audit PROJECT_ID`, a page at a time, newest first.
 import { command, type CliCommand, str } from '../cli-command/cli-command.js';
 import { formatChanges, formatTime, renderTable } from '../cli-command/output.js';
-import type { AuditEntry } from '../model/audit.js';
+import { type AuditEntry, auditView } from '../model/audit.js';
 import { requireProject } from '../model/lookups.js';
 
 const kDefaultAuditLimit = 50;
@@ -52,7 +52,7 @@ export const kAuditCli: readonly CliCommand[] = [
         // One entry more than asked says whether an older page exists, so a full page is never taken
         // for the whole log.
         const found = r.listAudit(project.id, { limit: limit + 1, before });
-        const entries = found.slice(0, limit);
+        const entries = found.slice(0, limit).map(auditView);
         return { entries, nextBefore: found.length > limit ? entries[entries.length - 1]!.seq : null };
       });
     },

@@ -3,6 +3,7 @@ import { FlagwireError } from '../errors.js';
 import { projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { listFlags } from '../flag-records/flag-store.js';
+import { auditView as entryAsShown } from '../model/audit.js';
 
 const kDefaultAuditLimit = 25;
 const kMaxAuditLimit = 200;
@@ -35,7 +36,7 @@ export function auditView(call: ApiCall) {
     scanned += batch.length;
     for (const entry of batch) {
       before = entry.seq;
-      if ((flag === null || entry.flagId === flag) && (actor === null || entry.actor === actor)) entries.push(entry);
+      if ((flag === null || entry.flagId === flag) && (actor === null || entry.actor === actor)) entries.push(entryAsShown(entry));
       if (entries.length === limit) break;
     }
     if (batch.length < 100) break;

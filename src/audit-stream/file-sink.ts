@@ -3,7 +3,7 @@
 // before a crash that beat the cursor's update is not written again, and a line torn by the crash is
 // cut off before the stream goes on. A file moved away (log rotation) is followed by a new one at the path.
 import { type FileHandle, open, stat } from 'node:fs/promises';
-import type { StreamRecord } from './record.js';
+import { recordJson, type StreamRecord } from './record.js';
 import type { AuditSink } from './sink.js';
 
 /** How far back from its end the file is read for its last line at start. */
@@ -22,7 +22,7 @@ export class FileSink implements AuditSink {
   async send(records: readonly StreamRecord[]): Promise<number | null> {
     if (this.file === null || (await this.moved())) await this.reopen();
     const file = this.file!;
-    await file.write(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    await file.write(records.map((r) => `${recordJson(r)}\n`).join(''));
     await file.datasync();
     return records.at(-1)?.seq ?? null;
   }

@@ -1,7 +1,7 @@
 // What the audit stream sends of an entry, to a file and to syslog alike: the entry as the audit log
 // shows it, with the store's revision, the organisation and an id a receiver drops duplicates by; and
 // that record as a syslog message (RFC 5424) in a frame that counts its octets (RFC 6587 3.4.1).
-import type { AuditEntry } from '../model/audit.js';
+import { type AuditEntry, auditJson } from '../model/audit.js';
 
 export interface StreamRecord extends AuditEntry {
   /**
@@ -17,6 +17,11 @@ export interface StreamRecord extends AuditEntry {
 
 export function streamRecord(entry: AuditEntry, source: string, revision: number, orgId: string | null): StreamRecord {
   return { id: `${source}:${entry.seq}`, revision, orgId, ...entry };
+}
+
+/** The record as JSON, its entry as the audit log shows it (auditJson). */
+export function recordJson(record: StreamRecord): string {
+  return auditJson(record);
 }
 
 /**
@@ -37,7 +42,7 @@ export function syslogMessage(record: StreamRecord, hostname: string, procId: nu
   ];
   const sd = `[${kSdId}${params.map(([k, v]) => ` ${k}="${sdEscape(v!)}"`).join('')}]`;
   const header = `<${kPri}>1 ${new Date(record.at).toISOString()} ${headerField(hostname, 255)} flagwire ${procId} ${headerField(record.action, 32)}`;
-  return `${header} ${sd} ${JSON.stringify(record)}`;
+  return `${header} ${sd} ${recordJson(record)}`;
 }
 
 /** One frame of octet-counting framing: the message's length in bytes, a space, the message. */

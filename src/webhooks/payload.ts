@@ -2,7 +2,7 @@
 // now (GET /api/v1/flags/{id}: its usage included), in Standard Webhooks' envelope `{type, timestamp,
 // data}`; or, for a Slack-compatible webhook, one line of text. Built in the transaction of the change,
 // so the body is the change as it was committed.
-import type { AuditEntry } from '../model/audit.js';
+import { type AuditEntry, auditJson, auditValueJson } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import { representFlag } from '../flags/representation.js';
@@ -16,13 +16,11 @@ export function deliveryBody(
   project: Project,
 ): string {
   if (hook.format === 'slack') return JSON.stringify({ text: escapeSlack(slackText(entry, flag)) });
-  const data = {
-    projectId: entry.projectId,
-    audit: entry,
-    // The flag after the change (a group flag with every environment); null when it was deleted or the change is not a flag's.
-    flag: flag === undefined ? null : representFlag(flag, project, null, usage),
-  };
-  return JSON.stringify({ type: entry.action, timestamp: new Date(entry.at).toISOString(), data });
+  // The flag after the change (a group flag with every environment); null when it was deleted or the change is not a flag's.
+  const represented = flag === undefined ? null : representFlag(flag, project, null, usage);
+  // As JSON.stringify({type, timestamp, data: {projectId, audit, flag}}) writes it, the entry as auditJson writes it.
+  const head = JSON.stringify({ type: entry.action, timestamp: new Date(entry.at).toISOString() });
+  return `${head.slice(0, -1)},"data":{"projectId":${JSON.stringify(entry.projectId)},"audit":${auditJson(entry)},"flag":${JSON.stringify(represented)}}}`;
 }
 
 /** `ci-write (token:…) flag.patch checkout [production]: trafficPercentage 10 → 50; enabled false → true` */
@@ -30,7 +28,7 @@ function slackText(entry: AuditEntry, flag: Flag | undefined): string {
   const what = flag === undefined ? (entry.flagId ?? '') : `${flag.name} (${flag.id})`;
   const where = entry.env === null ? '' : ` [${entry.env}]`;
   const fields = Object.entries(entry.changes)
-    .map(([field, { before, after }]) => `${field} ${short(before)} → ${short(after)}`)
+    .map(([field, { before, after }]) => `${field} ${short(auditValueJson(field, before))} → ${short(auditValueJson(field, after))}`)
     .join('; ');
   return `Flagwire: ${entry.actorName} (${entry.actor}) ${entry.action} ${what}${where}${fields === '' ? '' : `: ${fields}`}`;
 }
@@ -45,7 +43,8 @@ function escapeSlack(text: string): string {
   return text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 
-function short(value: unknown): string {
-  const text = JSON.stringify(value) ?? 'null';
+/** A value's JSON (auditValueJson), cut to a line's share. */
+function short(json: string | undefined): string {
+  const text = json ?? 'null';
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
