@@ -6,7 +6,7 @@
 // wrote: the allocation the experiment started with is kept on its record, so the check reads only the
 // store as the command left it.
 import { FlagwireError } from '../errors.js';
-import { kFragmentRecords } from '../flag-records/fragment-records.js';
+import { fragmentRule, kFragmentRecords } from '../flag-records/fragment-records.js';
 import { effectiveState } from '../flag-records/flag-state.js';
 import { getFlag, kFlagRecords, listFlags } from '../flag-records/flag-store.js';
 import type { Flag } from '../model/flags.js';
@@ -36,7 +36,10 @@ export function allocationOf(r: StoreReader, flag: Flag, env: string | null): Re
     cohorts: state.cohorts,
     audience: state.audienceId === null ? null : { id: state.audienceId, rules: r.getAudience(state.audienceId)?.rules ?? null },
     typed: typed === undefined ? null : { variants: typed.variants, defaultVariant: typed.defaultVariant, targeting: typed.targeting },
-    fragments: fragments.map((name) => ({ name, rule: shared.find((f) => f.name === name)?.rule ?? null })),
+    fragments: fragments.map((name) => {
+      const fragment = shared.find((f) => f.name === name);
+      return { name, rule: fragment === undefined ? null : fragmentRule(fragment) };
+    }),
     unleash: state.unleash ?? null,
   };
 }

@@ -11,7 +11,7 @@ import { hasAudiences } from '../model/plans.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { Flag } from '../model/flags.js';
 import { flagInFlagd, type FlagdFlagContext } from '../flags/flagd-flag.js';
-import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
+import { fragmentRule, fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
 import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
 import { listFragments } from '../flag-records/fragment-records.js';
 import { fileDocument } from './flag-file.js';
@@ -74,7 +74,7 @@ function flagdDocument(r: StoreReader, project: Project, environment: string | n
     else flags.push([flag.name, { ...said.flag, ...flagdBucketing(flag) }]);
   }
   const fragments = listFragments(r, project.id);
-  const evaluators = fragments.length > 0 ? { $evaluators: Object.fromEntries(fragments.map((f) => [f.name, f.rule])) } : {};
+  const evaluators = fragments.length > 0 ? { $evaluators: Object.fromEntries(fragments.map((f) => [f.name, fragmentRule(f)])) } : {};
   return {
     $schema: kFlagdSchema,
     ...evaluators,

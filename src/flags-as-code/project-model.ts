@@ -13,7 +13,7 @@ import type { Flag, TypedVariants } from '../model/flags.js';
 import { bucketingField } from '../flags/bucketing.js';
 import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { listFragments } from '../flag-records/fragment-records.js';
+import { fragmentRule, listFragments } from '../flag-records/fragment-records.js';
 import { listFlags } from '../flag-records/flag-store.js';
 import { type ExperimentPlan, experimentStatus, listExperiments, planOf } from '../experiments/experiment-records.js';
 
@@ -107,7 +107,7 @@ export function projectModel(r: StoreReader, project: Project): ProjectModel {
       sortedByName(audiences).map((a) => [a.name, a.rules.map((rule) => ({ attribute: rule.attribute, values: [...rule.values] }))]),
     ),
     flags,
-    fragments: Object.fromEntries(listFragments(r, project.id).map((f) => [f.name, f.rule])),
+    fragments: Object.fromEntries(listFragments(r, project.id).map((f) => [f.name, fragmentRule(f)])),
     experiments: storedExperiments(r, project, new Map(stored.map((f) => [f.id, f.name]))),
   };
 }

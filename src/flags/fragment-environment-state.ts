@@ -4,7 +4,7 @@
 // (EnvRead). Changing or deleting one such fragment changes evaluation there, as an audience does.
 import type { EnvironmentBearing } from '../store/interfaces.js';
 import { ruleRefs } from '../targeting/refs.js';
-import { kFragmentRecords, type ProjectFragments } from '../flag-records/fragment-records.js';
+import { fragmentRule, kFragmentRecords, type ProjectFragments } from '../flag-records/fragment-records.js';
 
 export const kFragmentEnvironmentState: EnvironmentBearing<ProjectFragments> = {
   kind: kFragmentRecords,
@@ -16,7 +16,7 @@ export const kFragmentEnvironmentState: EnvironmentBearing<ProjectFragments> = {
     for (const { state } of reads()) {
       if (state.enabled && state.typed !== undefined) for (const name of ruleRefs(state.typed.targeting)) used.add(name);
     }
-    const rules = record.fragments.filter((f) => used.has(f.name)).map((f) => [f.name, f.rule]);
+    const rules = record.fragments.filter((f) => used.has(f.name)).map((f) => [f.name, fragmentRule(f)]);
     return rules.length === 0 ? null : Object.fromEntries(rules);
   },
 };

@@ -100,7 +100,7 @@ export const kFragmentCli: readonly CliCommand[] = [
         projectId: args.positional('PROJECT_ID'),
         received: jsonBody(JSON.stringify({ name: args.positional('NAME'), rule })),
       };
-      return ctx.write(kFragmentCommands.fragmentCreate, input);
+      return ctx.write(kFragmentCommands.fragmentCreate, input).then(fragmentView);
     },
     human: renderFragment,
   }),
@@ -119,7 +119,7 @@ export const kFragmentCli: readonly CliCommand[] = [
         name: args.positional('NAME'),
         received: jsonBody(JSON.stringify({ rule })),
       };
-      return ctx.write(kFragmentCommands.fragmentUpdate, input);
+      return ctx.write(kFragmentCommands.fragmentUpdate, input).then(fragmentView);
     },
     human: renderFragment,
   }),

@@ -29,21 +29,23 @@ export const kFragmentConsoleRoutes: readonly ApiRoute[] = [
     method: 'POST',
     pattern: 'projects/:projectId/fragments',
     // As the API's: prepared on the side thread (fragment-prepare.ts).
-    run: (call) =>
-      putPrepared(
-        call,
-        kFragmentCommands.fragmentCreate,
-        { principal: call.principal, projectId: projectOf(call) },
-        requireReceived(call),
-        null,
+    run: async (call) =>
+      fragmentView(
+        await putPrepared(
+          call,
+          kFragmentCommands.fragmentCreate,
+          { principal: call.principal, projectId: projectOf(call) },
+          requireReceived(call),
+          null,
+        ),
       ),
   },
   {
     method: 'POST',
     pattern: 'projects/:projectId/fragments/:name',
-    run: (call) => {
+    run: async (call) => {
       const input = { principal: call.principal, projectId: projectOf(call), name: call.params.name! };
-      return putPrepared(call, kFragmentCommands.fragmentUpdate, input, requireReceived(call), null);
+      return fragmentView(await putPrepared(call, kFragmentCommands.fragmentUpdate, input, requireReceived(call), null));
     },
   },
   {

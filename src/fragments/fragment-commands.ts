@@ -18,6 +18,8 @@ import { kMaxRuleBytes, ruleRefs } from '../targeting/refs.js';
 import type { FragmentAuditAction } from './audit-actions.js';
 import { fragmentRefsProblem } from '../flags/fragment-refs.js';
 import {
+  fragmentRule,
+  fragmentRuleText,
   fragmentRules,
   kFragmentRecords,
   projectFragments,
@@ -49,7 +51,16 @@ export function fragmentNotFound(): FlagwireError {
 
 /** A fragment as every surface shows it. */
 export function fragmentView(fragment: Fragment): FragmentBody {
-  return { name: fragment.name, rule: fragment.rule, createdAt: fragment.createdAt, updatedAt: fragment.updatedAt };
+  return { name: fragment.name, rule: fragmentRule(fragment), createdAt: fragment.createdAt, updatedAt: fragment.updatedAt };
+}
+
+/**
+ * fragmentView's JSON, as JSON.stringify writes it, with the rule's stored text put in as it is: a
+ * change's answer, which would otherwise parse a rule of up to a megabyte only to write it out again.
+ */
+export function fragmentJson(fragment: Fragment): string {
+  const { name, createdAt, updatedAt } = fragment;
+  return `{"name":${JSON.stringify(name)},"rule":${fragmentRuleText(fragment)},"createdAt":${JSON.stringify(createdAt)},"updatedAt":${JSON.stringify(updatedAt)}}`;
 }
 
 /** One state of a flag whose rule names a fragment: the flag, and its environment (null: a single flag). */
@@ -100,7 +111,7 @@ export function fragmentRuleProblems(rule: Record<string, unknown>): string[] {
 /** The bound of a project's fragments, with `fragments` as they would be stored. */
 function boundProblems(fragments: readonly Fragment[]): string[] {
   if (fragments.length > kMaxFragments) return [`a project has at most ${kMaxFragments} shared fragments: delete one first`];
-  const bytes = fragments.reduce((sum, f) => sum + Buffer.byteLength(JSON.stringify(f.rule)), 0);
+  const bytes = fragments.reduce((sum, f) => sum + Buffer.byteLength(fragmentRuleText(f)), 0);
   if (bytes > kMaxFragmentBytes)
     return [
       `a project's shared fragments may weigh at most ${kMaxFragmentBytes / 1024} KiB as JSON; these would weigh ${Math.ceil(bytes / 1024)} KiB`,
@@ -128,14 +139,15 @@ function store(w: StoreWriter, project: Project, fragments: Fragment[], previous
   w.putKeyed(kFragmentRecords, record);
 }
 
+/** `before` and `after`: the rule as compact JSON text (null: none), as the audit keeps it (model/audit.ts). */
 function audit(
   w: StoreWriter,
   actor: Actor,
   project: Project,
   action: FragmentAuditAction,
   name: string,
-  before: unknown,
-  after: unknown,
+  before: string | null,
+  after: string | null,
   now: number,
 ) {
   w.appendAudit({
@@ -177,7 +189,7 @@ export function checkFragmentPut(
   rule: Record<string, unknown>,
 ): FragmentCheck {
   const old = current.find((f) => f.name === name);
-  if (old !== undefined && sameJson(old.rule, rule)) return { kind: 'unchanged' };
+  if (old !== undefined && sameJson(fragmentRule(old), rule)) return { kind: 'unchanged' };
   const nameProblem = fragmentNameProblem(name);
   const next = withRule(current, name, rule);
   const rules = fragmentRules({ projectId, fragments: next, updatedAt: 0 });
@@ -221,12 +233,13 @@ export function putFragmentAs(
 ): FragmentOutcome {
   const record = projectFragments(w, project.id);
   const check = checkFragmentPut(w, project.id, record?.fragments ?? [], name, rule);
-  return writeFragmentPut(w, project, actor, record, name, rule, check, now).outcome;
+  return writeFragmentPut(w, project, actor, record, name, JSON.stringify(rule), check, now).outcome;
 }
 
 /**
- * Writes what `check` found for `rule` over `record` (the project's fragments as the writer holds
- * them): nothing, the refusal, or the fragment made or changed, and audited. The fragment as it is after.
+ * Writes what `check` found for `rule` (compact JSON, as it is kept) over `record` (the project's
+ * fragments as the writer holds them): nothing, the refusal, or the fragment made or changed, and
+ * audited. The fragment as it is after. Nothing here walks the rule: the writer's time does not grow with it.
  */
 export function writeFragmentPut(
   w: StoreWriter,
@@ -234,7 +247,7 @@ export function writeFragmentPut(
   actor: Actor,
   record: ProjectFragments | undefined,
   name: string,
-  rule: Record<string, unknown>,
+  rule: string,
   check: FragmentCheck,
   now: number,
 ): { outcome: FragmentOutcome; fragment: Fragment } {
@@ -246,7 +259,8 @@ export function writeFragmentPut(
     old === undefined ? { name, rule, createdAt: now, updatedAt: now } : { ...old, rule, updatedAt: Math.max(now, old.updatedAt + 1) };
   const next = old === undefined ? [...current, fragment] : current.map((f) => (f === old ? fragment : f));
   store(w, project, next, record?.updatedAt ?? 0, now);
-  audit(w, actor, project, old === undefined ? 'fragment.create' : 'fragment.update', name, old?.rule ?? null, rule, now);
+  const before = old === undefined ? null : fragmentRuleText(old);
+  audit(w, actor, project, old === undefined ? 'fragment.create' : 'fragment.update', name, before, rule, now);
   return { outcome: old === undefined ? 'created' : 'updated', fragment };
 }
 
@@ -274,18 +288,19 @@ export function takenNameProblems(name: string, rule: Record<string, unknown>): 
   return [`a shared fragment named "${name}" already exists in this project`, ...fragmentRuleProblems(rule)];
 }
 
-export function fragmentCreate(w: StoreWriter, input: FragmentCreateInput, now: number): FragmentBody {
+/** The fragment made, as stored: its routes answer fragmentJson, other callers fragmentView. */
+export function fragmentCreate(w: StoreWriter, input: FragmentCreateInput, now: number): Fragment {
   const { project, actor } = actingOn(w, input.principal, input.projectId, now);
   const record = projectFragments(w, project.id);
   if (input.prepared !== undefined) {
     const { check, rule } = preparedPut(w, project.id, input.prepared);
-    return fragmentView(writeFragmentPut(w, project, actor, record, input.prepared.name, rule, check, now).fragment);
+    return writeFragmentPut(w, project, actor, record, input.prepared.name, rule, check, now).fragment;
   }
   const body = readCreateBody(input.received);
   if (record?.fragments.some((f) => f.name === body.name))
     throw new FlagwireError('INVALID_REQUEST', takenNameProblems(body.name, body.rule).join('; '));
   const check = checkFragmentPut(w, project.id, record?.fragments ?? [], body.name, body.rule);
-  return fragmentView(writeFragmentPut(w, project, actor, record, body.name, body.rule, check, now).fragment);
+  return writeFragmentPut(w, project, actor, record, body.name, JSON.stringify(body.rule), check, now).fragment;
 }
 
 export type FragmentUpdateInput = FragmentPutBody & {
@@ -294,20 +309,23 @@ export type FragmentUpdateInput = FragmentPutBody & {
   name: string;
 };
 
-/** A fragment's new rule (checkFragmentPut's checks); another project's fragment, or none, is not found. */
-export function fragmentUpdate(w: StoreWriter, input: FragmentUpdateInput, now: number): FragmentBody {
+/**
+ * A fragment's new rule (checkFragmentPut's checks); another project's fragment, or none, is not found.
+ * The fragment as stored, as fragmentCreate's.
+ */
+export function fragmentUpdate(w: StoreWriter, input: FragmentUpdateInput, now: number): Fragment {
   const { project, actor } = actingOn(w, input.principal, input.projectId, now);
   const record = projectFragments(w, project.id);
   if (!record?.fragments.some((f) => f.name === input.name)) throw fragmentNotFound();
   const { check, rule } =
     input.prepared !== undefined ? preparedPut(w, project.id, input.prepared) : checkedPut(w, record, input.name, input.received);
-  return fragmentView(writeFragmentPut(w, project, actor, record, input.name, rule, check, now).fragment);
+  return writeFragmentPut(w, project, actor, record, input.name, rule, check, now).fragment;
 }
 
 /** A change's body read and checked here, in the transaction: the callers that prepare nothing (the command line). */
 function checkedPut(w: StoreReader, record: ProjectFragments, name: string, received: ReceivedBody) {
   const rule = readUpdateBody(received);
-  return { check: checkFragmentPut(w, record.projectId, record.fragments, name, rule), rule };
+  return { check: checkFragmentPut(w, record.projectId, record.fragments, name, rule), rule: JSON.stringify(rule) };
 }
 
 /**
@@ -315,15 +333,10 @@ function checkedPut(w: StoreReader, record: ProjectFragments, name: string, rece
  * its newest audit entry the same (every change to its flags, audiences and fragments is audited).
  * Otherwise nothing is applied and the change is refused as out of date; the routes prepare it again.
  */
-function preparedPut(
-  w: StoreReader,
-  projectId: string,
-  prepared: PreparedFragmentPut,
-): { check: FragmentCheck; rule: Record<string, unknown> } {
+function preparedPut(w: StoreReader, projectId: string, prepared: PreparedFragmentPut): { check: FragmentCheck; rule: string } {
   if (w.lastAuditSeq(projectId) !== prepared.at) throw new FlagwireError('REVISION_CONFLICT', kPreparedOutOfDate);
-  // What JSON.stringify wrote from a rule already checked: the native parse is the whole cost here.
-  const rule = prepared.check.kind === 'change' ? (JSON.parse(prepared.rule) as Record<string, unknown>) : {};
-  return { check: prepared.check, rule };
+  // What JSON.stringify wrote from the rule checked: kept as it is (fragment-records.ts).
+  return { check: prepared.check, rule: prepared.rule };
 }
 
 /** The refusal of a prepared change whose project changed before the writer took it. */
@@ -361,6 +374,6 @@ export function deleteFragmentAs(w: StoreWriter, project: Project, actor: Actor,
     record.updatedAt,
     now,
   );
-  audit(w, actor, project, 'fragment.delete', old.name, old.rule, null, now);
+  audit(w, actor, project, 'fragment.delete', old.name, fragmentRuleText(old), null, now);
   return { name: old.name, deleted: true };
 }

@@ -11,7 +11,7 @@ import { type SideThread, sideJob } from '../side-work/side-thread.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import type { WriterCommand } from '../writer/command.js';
-import { listFragments } from '../flag-records/fragment-records.js';
+import { type Fragment, listFragments } from '../flag-records/fragment-records.js';
 import {
   checkFragmentPut,
   type FragmentCheck,
@@ -21,7 +21,6 @@ import {
   readUpdateBody,
   takenNameProblems,
 } from './fragment-commands.js';
-import type { FragmentBody } from './schemas.js';
 
 /** A fragment's making or change as prepared: what the writer is handed instead of the body. */
 export interface PreparedFragmentPut {
@@ -85,11 +84,11 @@ const kPrepareTries = 3;
  */
 export async function putPrepared<C extends FragmentCreateInput | FragmentUpdateInput>(
   deps: { sideThread: SideThread; writer: WriterClient },
-  command: WriterCommand<C, FragmentBody>,
+  command: WriterCommand<C, Fragment>,
   input: Omit<C, 'received' | 'prepared'>,
   received: ReceivedBody,
   release: (() => void) | null,
-): Promise<FragmentBody> {
+): Promise<Fragment> {
   const job: FragmentPutJob = { projectId: input.projectId, name: 'name' in input ? (input.name as string) : null, received };
   let handedOver = false;
   try {

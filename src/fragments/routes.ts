@@ -4,7 +4,8 @@ import type { ManagementRouteSpec } from '../capability/capability.js';
 import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
 import { tokenPrincipal } from '../routes/route-helpers.js';
 import { kFragmentCommands } from './command-table.js';
-import { fragmentView } from './fragment-commands.js';
+import { fragmentJson, fragmentView } from './fragment-commands.js';
+import { JsonText } from '../routes/handler.js';
 import { putPrepared } from './fragment-prepare.js';
 import { listFragments } from '../flag-records/fragment-records.js';
 import { FragmentBody, FragmentCreate, FragmentDeleted, FragmentList, FragmentUpdate } from './schemas.js';
@@ -43,9 +44,11 @@ export const kFragmentApiRoutes: Readonly<Record<string, ManagementRouteSpec>> =
     handler: {
       kind: 'write',
       async run(_request, auth, received, release, deps) {
-        // Prepared on the side thread, so that the writer does no work that grows with the rule (fragment-prepare.ts).
+        // Prepared on the side thread, so that the writer does no work that grows with the rule (fragment-prepare.ts);
+        // answered with the rule's stored text as it is (fragmentJson), so that the front end does none either.
         const input = { principal: tokenPrincipal(auth), projectId: auth.project.id };
-        return { status: 201, value: await putPrepared(deps, kFragmentCommands.fragmentCreate, input, received, release) };
+        const fragment = await putPrepared(deps, kFragmentCommands.fragmentCreate, input, received, release);
+        return { status: 201, value: new JsonText(fragmentJson(fragment)) };
       },
     },
   },
@@ -67,7 +70,8 @@ export const kFragmentApiRoutes: Readonly<Record<string, ManagementRouteSpec>> =
       async run(request, auth, received, release, deps) {
         // As the making's: prepared on the side thread (fragment-prepare.ts).
         const input = { principal: tokenPrincipal(auth), projectId: auth.project.id, name: request.params.name! };
-        return { status: 200, value: await putPrepared(deps, kFragmentCommands.fragmentUpdate, input, received, release) };
+        const fragment = await putPrepared(deps, kFragmentCommands.fragmentUpdate, input, received, release);
+        return { status: 200, value: new JsonText(fragmentJson(fragment)) };
       },
     },
   },

@@ -12,7 +12,7 @@ import { FlagwireError } from '../../src/errors.js';
 import { kOperator, principalOf, type Principal } from '../../src/actor/audit-actor.js';
 import { effectiveState } from '../../src/flag-records/flag-state.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { kFragmentRecords } from '../../src/flag-records/fragment-records.js';
+import { fragmentRule, kFragmentRecords } from '../../src/flag-records/fragment-records.js';
 import type { ScheduledChange } from '../../src/release-plans/schedules.js';
 import { ruleRefs } from '../../src/targeting/refs.js';
 import { kChangeRequestRecords, type ChangeRequest } from '../../src/approvals/records.js';
@@ -686,7 +686,9 @@ function guardedState(w: World): string {
   // What the approved scheduled change and the pending request will read there, and what they will do.
   const fragments = w.store.getKeyed(kFragmentRecords, ids.multi)?.fragments ?? [];
   const relied = {
-    fragments: fragments.filter((f) => (kDependencies.fragments as readonly string[]).includes(f.name)).map((f) => [f.name, f.rule]),
+    fragments: fragments
+      .filter((f) => (kDependencies.fragments as readonly string[]).includes(f.name))
+      .map((f) => [f.name, fragmentRule(f)]),
     audiences: kDependencies.audience.map((id) => w.store.getAudience(id)),
     plan: pendingPlans(w).filter((plan) => plan.flagId === scheduled.flagId || plan.flagId === turnedOn.scheduled),
   };
@@ -706,7 +708,7 @@ function guardedState(w: World): string {
         audiences: w.store.listAudiences(projectId).filter((a) => used.has(a.id)),
         fragments: (w.store.getKeyed(kFragmentRecords, projectId)?.fragments ?? [])
           .filter((f) => refs.has(f.name))
-          .map((f) => [f.name, f.rule]),
+          .map((f) => [f.name, fragmentRule(f)]),
         guarded: w.store.getProject(projectId)?.approvals,
         production: w.store.getProject(projectId)?.environments.includes('production'),
       };

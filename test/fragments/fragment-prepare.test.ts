@@ -7,7 +7,6 @@ import t, { type Test } from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { FlagwireError } from '../../src/errors.js';
 import { kFragmentCommands } from '../../src/fragments/command-table.js';
-import type { FragmentBody } from '../../src/fragments/schemas.js';
 import {
   type FragmentPutJob,
   kFragmentPutJob,
@@ -15,7 +14,7 @@ import {
   prepareFragmentPut,
   putPrepared,
 } from '../../src/fragments/fragment-prepare.js';
-import { projectFragments } from '../../src/flag-records/fragment-records.js';
+import { type Fragment, fragmentRule, projectFragments } from '../../src/flag-records/fragment-records.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { SideThread } from '../../src/side-work/side-thread.js';
 import type { WriterClient } from '../../src/writer/client.js';
@@ -46,13 +45,19 @@ function world(t: Test, dataDir = tempDataDir()): World {
 const body = (value: unknown) => jsonBody(JSON.stringify(value));
 
 /** The change of `name` to `rule`, applied in `w` by the writer from the body, or from what was prepared. */
-function update(w: World, rule: unknown, prepared: boolean, now = kNow + 1000): FragmentBody {
+function update(w: World, rule: unknown, prepared: boolean, now = kNow + 1000): Fragment {
   const base = { principal: kOperator, projectId: w.ids.single, name: 'pro' };
   const received = body({ rule });
   if (!prepared) return w.run('fragmentUpdate', { ...base, received }, now);
   const ready = prepareFragmentPut(w.store, { projectId: w.ids.single, name: 'pro', received });
   if (ready === null) return w.run('fragmentUpdate', { ...base, received }, now);
   return w.run('fragmentUpdate', { ...base, prepared: ready }, now);
+}
+
+/** The project's first fragment's rule, as stored. */
+function storedRule(w: World): Record<string, unknown> | undefined {
+  const fragment: Fragment | undefined = projectFragments(w.store, w.ids.single)?.fragments[0];
+  return fragment === undefined ? undefined : fragmentRule(fragment);
 }
 
 /** What a write left: the fragments record and the project's newest audit entry, ids left out. */
@@ -140,12 +145,12 @@ t.test('a project changed between the preparation and the writer is not written 
     refusedCommand(t, w, 'REVISION_CONFLICT', () => w.run('fragmentUpdate', input)),
     /changed while this change was being checked/,
   );
-  t.same(projectFragments(w.store, w.ids.single)?.fragments[0]?.rule, kPro, 'the fragment as it was');
+  t.same(storedRule(w), kPro, 'the fragment as it was');
   // Another project's change does not make it out of date.
   const again = prepareFragmentPut(w.store, { projectId: w.ids.single, name: 'pro', received: body({ rule: kTeam }) })!;
   w.run('flagPatch', { principal: kOperator, flagId: w.ids.flagB, env: null, patch: { trafficPercentage: 50 } });
   w.run('fragmentUpdate', { principal: kOperator, projectId: w.ids.single, name: 'pro', prepared: again });
-  t.same(projectFragments(w.store, w.ids.single)?.fragments[0]?.rule, kTeam, 'applied');
+  t.same(storedRule(w), kTeam, 'applied');
 });
 
 /**
@@ -187,16 +192,16 @@ t.test('the routes prepare a change again when its project changed, and answer 4
   );
   t.equal(raced.tries(), 2, 'prepared again');
   t.equal(released, 1, 'the body released once');
-  t.same(projectFragments(w.store, w.ids.single)?.fragments[0]?.rule, kPro);
+  t.same(storedRule(w), kPro);
 
   // Raced once by a change that leaves the new rule valid: applied on the second preparation.
   const once = inProcess(w, (tries) => {
     if (tries === 1) w.run('flagPatch', { principal: kOperator, flagId: w.ids.flag, env: null, patch: { trafficPercentage: 40 } });
   });
   const answer = await putPrepared(once.deps, kFragmentCommands.fragmentUpdate, input, body({ rule: kTeam }), null);
-  t.same(answer.rule, kTeam);
+  t.same(fragmentRule(answer), kTeam);
   t.equal(once.tries(), 2);
-  t.same(projectFragments(w.store, w.ids.single)?.fragments[0]?.rule, kTeam, 'applied');
+  t.same(storedRule(w), kTeam, 'applied');
 
   // Raced at every try: 409, and nothing written.
   const always = inProcess(w, (tries) => {
@@ -218,8 +223,8 @@ t.test('the routes prepare a change again when its project changed, and answer 4
   );
   t.equal(fallback, 'INVALID_REQUEST', 'refused by the writer');
   const applied = await putPrepared(failed.deps, kFragmentCommands.fragmentUpdate, input, body({ rule: kPro }), null);
-  t.same(applied.rule, kPro, 'applied by the writer');
-  t.same(projectFragments(w.store, w.ids.single)?.fragments[0]?.rule, kPro);
+  t.same(fragmentRule(applied), kPro, 'applied by the writer');
+  t.same(storedRule(w), kPro);
 });
 
 t.test('the side thread prepares from its own read of the store, and is closed at shutdown', async (t) => {

@@ -9,13 +9,14 @@ import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { kNoFragments } from '../../src/flag-records/fragment-records.js';
 import { resolvedTyped } from '../../src/flag-records/fragment-resolve.js';
 import { sharedRuleProblems, typedProblems } from '../../src/flags/variant-rules.js';
-import { listFragments } from '../../src/flag-records/fragment-records.js';
+import { fragmentRule, listFragments } from '../../src/flag-records/fragment-records.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { ruleRefs } from '../../src/targeting/refs.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
+import { fragmentView } from '../../src/fragments/fragment-commands.js';
 
 const kPro = { '==': [{ var: 'plan' }, 'pro'] };
 /** A rule that uses fragment "pro" 20 times: with a 60 KiB "pro", 1.2 MiB resolved, over a rule's 1 MiB. */
@@ -87,7 +88,7 @@ t.test('the commands: a change checked with every flag using it, a fragment in u
     name: 'pro',
     received: jsonBody(JSON.stringify({ rule: { '==': [{ var: 'plan' }, 'team'] } })),
   });
-  t.match(editor, { name: 'pro', rule: { '==': [{ var: 'plan' }, 'team'] } }, 'an Editor may change one');
+  t.match(fragmentView(editor), { name: 'pro', rule: { '==': [{ var: 'plan' }, 'team'] } }, 'an Editor may change one');
 });
 
 t.test('flags import: $evaluators become fragments (an evaluator using another written out); the file wins a clash', async (t) => {
@@ -110,7 +111,7 @@ t.test('flags import: $evaluators become fragments (an evaluator using another w
   ]);
   world.store.resetReadTxn();
   t.same(
-    listFragments(world.store, ids.single).map((f) => [f.name, f.rule]),
+    listFragments(world.store, ids.single).map((f) => [f.name, fragmentRule(f)]),
     [
       ['pro', kPro],
       ['proOrStaff', { or: [kPro, { var: 'staff' }] }],

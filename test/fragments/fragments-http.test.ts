@@ -8,6 +8,7 @@ import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
 import { kFragmentRecords } from '../../src/flag-records/fragment-records.js';
+import { auditView } from '../../src/model/audit.js';
 
 const { server, world } = await startWorldServer(t);
 const { ids, secrets } = world;
@@ -51,7 +52,7 @@ t.test('made, listed, used by a flag: OFREP and the Evaluation API answer as the
   t.equal(again.json.updatedAt, changed.json.updatedAt, 'the same rule changes nothing');
 
   world.store.resetReadTxn();
-  const [update, , create] = world.store.listAudit(ids.single, { limit: 3, before: null });
+  const [update, , create] = world.store.listAudit(ids.single, { limit: 3, before: null }).map(auditView);
   t.match(update, {
     action: 'fragment.update',
     actor: `token:${world.tokenIds.write}`,
