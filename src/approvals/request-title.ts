@@ -1,9 +1,9 @@
 // A change request's title: what it asks for in the audit log's words ("Turn on checkout in production"),
-// written by the audit log's own sentence code (src/web-console/browser/audit-sentences.ts, which the
-// console's audit page runs in the browser; it reads nothing but its arguments), so a request reads as
+// written by the audit log's own sentence code (src/words/audit-sentences.ts, which the console's audit
+// page runs in the browser too; it reads nothing but its arguments), so a request reads as
 // its change will read in the log, on every surface: the Management API, the console, the command line,
 // mail and webhooks.
-import { type Names, requestTitle } from '../web-console/browser/audit-sentences.js';
+import { type Names, requestTitle } from '../words/audit-sentences.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ChangeRequest } from './records.js';
 import { getFlag } from '../flag-records/flag-store.js';

@@ -1,6 +1,6 @@
 // A project's audit log, newest first, each entry as sentences (audit-sentences.ts), filtered by flag and
 // actor, the filters and the page in the address.
-import { auditSentences, namesOf } from './audit-sentences.js';
+import { auditSentences, namesOf } from '../../words/audit-sentences.js';
 import { api, dataTable, field, h, onSubmit, timeElement } from './dom.js';
 import { named, partElement } from './sentence-parts.js';
 import { crumbs, emptyState, projectTabs, show } from './shell.js';

@@ -1,5 +1,6 @@
 // Browser side of the web console: building elements (text always as text nodes, never as markup) and
 // calling /console/api with the session's CSRF token.
+import { formatTime } from '../../words/time.js';
 import type { OpenedRequest } from './views.js';
 
 type Child = Node | string | number | null | undefined | false;
@@ -183,14 +184,6 @@ export function errorText(err: unknown): string {
 export function sayError(err: unknown): void {
   if (err instanceof RequestOpened) requestOpened(err.request, err.edited);
   else if (!pageLeft(err)) say(errorText(err), 'error');
-}
-
-export function formatTime(ms: number | null): string {
-  if (ms === null || ms === 0) return '—';
-  return new Date(ms)
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, ' UTC');
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');

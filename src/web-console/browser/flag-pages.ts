@@ -3,7 +3,6 @@ import {
   api,
   dataTable,
   field,
-  formatTime,
   formNumber,
   h,
   listEditor,
@@ -14,6 +13,7 @@ import {
   sayError,
   sayOnNextPage,
 } from './dom.js';
+import { formatTime } from '../../words/time.js';
 import { confirmProtected, crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
 import { changeFlag } from './flag-change.js';
 import { savedWithUndo, settingSavedWithUndo } from './flag-undo.js';

@@ -1,5 +1,6 @@
 // The home page: organisations, projects and invitations.
-import { api, formatTime, h, onThisPage, say, sayError } from './dom.js';
+import { api, h, onThisPage, say, sayError } from './dom.js';
+import { formatTime } from '../../words/time.js';
 import { orgForm, projectForm } from './create-forms.js';
 import { emptyState, show, toForm } from './shell.js';
 import type { HomeView, Project } from './views.js';

@@ -1,7 +1,8 @@
 // The page an invitation's mailed link opens (#/join/INVITATION/TOKEN) for an address with no user: it
 // says which organisation invites which address in which role (read with the link's token), then the
 // invitee chooses a name and a password, typed twice, and is a member, signed in. Shown without a session.
-import { api, field, formatTime, h, onSubmit, say, sayOnNextPage, setCsrfToken } from './dom.js';
+import { api, field, h, onSubmit, say, sayOnNextPage, setCsrfToken } from './dom.js';
+import { formatTime } from '../../words/time.js';
 import { show } from './shell.js';
 import { accountBar } from './sign-in.js';
 import type { JoinInvitationView, User } from './views.js';

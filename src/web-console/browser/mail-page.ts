@@ -1,5 +1,6 @@
 // The signed-in user's mail.
-import { api, formatTime, h } from './dom.js';
+import { api, h } from './dom.js';
+import { formatTime } from '../../words/time.js';
 import { crumbs, emptyState, show } from './shell.js';
 import type { MailView } from './views.js';
 

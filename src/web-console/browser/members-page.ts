@@ -1,5 +1,6 @@
 // An organisation's members and invitations.
-import { api, dataTable, field, formatTime, h, onSubmit, onThisPage, say } from './dom.js';
+import { api, dataTable, field, h, onSubmit, onThisPage, say } from './dom.js';
+import { formatTime } from '../../words/time.js';
 import { crumbs, emptyState, show, toForm } from './shell.js';
 import type { MembersView } from './views.js';
 

@@ -2,7 +2,7 @@
 // log's words, its approvals and comments, and what the signed-in user may do with it, or why not
 // (docs/web-console.md: Approvals). Every decision is the writer's: the page offers, the command checks.
 import { partElement } from './sentence-parts.js';
-import { fieldParts, type Names, valueParts } from './audit-sentences.js';
+import { fieldParts, type Names, valueParts } from '../../words/audit-sentences.js';
 import { api, dataTable, field, h, onSubmit, onThisPage, say, sayError, timeElement } from './dom.js';
 import { crumbs, emptyState, projectTabs, show } from './shell.js';
 import { showWaiting } from './waiting-count.js';

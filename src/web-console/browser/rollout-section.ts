@@ -4,7 +4,8 @@
 // server offers for its status, and the earlier ones a line each. A form starts one: its steps as a table
 // and its guard as fields, sent as the Management API's body, which the server checks as the API's.
 import { askToConfirm } from './confirm-dialog.js';
-import { api, dataTable, field, formatTime, h, onSubmit, say, sayError } from './dom.js';
+import { api, dataTable, field, h, onSubmit, say, sayError } from './dom.js';
+import { formatTime } from '../../words/time.js';
 import { type GuardFields, kTimeUnitNames, rolloutRequest, type StepRow, type TimeUnit } from './rollout-steps.js';
 import { emptyState } from './shell.js';
 import type { FlagPageView, RolloutAction, RolloutBody, RolloutView } from './views.js';

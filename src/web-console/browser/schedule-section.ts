@@ -3,9 +3,10 @@
 // sent as Unix ms), for a group flag the environment, and the change as the flag's own fields (enabled,
 // percentage, audience, cohorts, default variant), the rest of a PATCH body as JSON. The server checks
 // the change as the PATCH it will be.
-import { api, dataTable, field, formatTime, formNumber, h, listEditor, onSubmit, percentageField, say, sayError } from './dom.js';
+import { api, dataTable, field, formNumber, h, listEditor, onSubmit, percentageField, say, sayError } from './dom.js';
+import { formatTime } from '../../words/time.js';
 import { emptyState } from './shell.js';
-import { patchSentences } from './audit-sentences.js';
+import { patchSentences } from '../../words/audit-sentences.js';
 import { partElement } from './sentence-parts.js';
 import type { FlagPageView } from './views.js';
 

@@ -1,7 +1,8 @@
 // An organisation's SCIM provisioning (docs/scim.md), for its Owners: turn it on or off, make or rotate
 // its secret (shown once), map groups to roles, and see what the identity provider provisioned.
 import { askToConfirm } from './confirm-dialog.js';
-import { api, dataTable, field, formatTime, h, onSubmit, onThisPage, say, sayError } from './dom.js';
+import { api, dataTable, field, h, onSubmit, onThisPage, say, sayError } from './dom.js';
+import { formatTime } from '../../words/time.js';
 import { crumbs, emptyState, secretBox, show } from './shell.js';
 import type { ScimView } from './views.js';
 

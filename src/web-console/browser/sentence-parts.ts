@@ -1,7 +1,7 @@
 // Sentences' parts as the page draws them (audit-sentences.ts makes them): a thing by its name with its
 // id beside it, a time as a time, a long value folded. The audit log and the flag page's scheduled
 // changes draw theirs alike.
-import type { Part } from './audit-sentences.js';
+import type { Part } from '../../words/audit-sentences.js';
 import { h, timeElement } from './dom.js';
 
 /** Something by its name, its id kept as the tooltip and as smaller text after it (an unknown name: the id alone). */

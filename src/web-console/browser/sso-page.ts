@@ -3,7 +3,8 @@
 // makes a member, SSO only with its break-glass Owner; and removing it. One form sends only what
 // changed (PATCH); a refusal (the lock-out rule's among them) is said in the server's own words.
 import { askToConfirm } from './confirm-dialog.js';
-import { api, field, formatTime, h, onSubmit, onThisPage, say, sayError } from './dom.js';
+import { api, field, h, onSubmit, onThisPage, say, sayError } from './dom.js';
+import { formatTime } from '../../words/time.js';
 import { crumbs, show } from './shell.js';
 import type { MembersView, SsoSettingsView } from './views.js';
 

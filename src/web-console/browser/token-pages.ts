@@ -1,6 +1,7 @@
 // A project's tokens, and one token's activity.
 import { askToConfirm } from './confirm-dialog.js';
-import { api, dataTable, field, formatTime, h, onSubmit, onThisPage, say, sayError } from './dom.js';
+import { api, dataTable, field, h, onSubmit, onThisPage, say, sayError } from './dom.js';
+import { formatTime } from '../../words/time.js';
 import { crumbs, emptyState, projectTabs, secretBox, show, toForm } from './shell.js';
 import type { ActivityView, Project, TokensView } from './views.js';
 

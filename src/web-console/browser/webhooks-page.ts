@@ -2,7 +2,8 @@
 // button per delivery; a form to make one (its secret shown once, above the form, after the page
 // reloads); Delete confirmed in a dialog. Forms and buttons are offered to those who may change flags.
 import { askToConfirm } from './confirm-dialog.js';
-import { api, dataTable, field, formatTime, h, onSubmit, onThisPage, say, sayError } from './dom.js';
+import { api, dataTable, field, h, onSubmit, onThisPage, say, sayError } from './dom.js';
+import { formatTime } from '../../words/time.js';
 import { crumbs, emptyState, projectTabs, secretBox, show, toForm } from './shell.js';
 import type { WebhooksView } from './views.js';
 

@@ -1,11 +1,10 @@
 // An audit entry as sentences, one per changed field ("Changed the traffic percentage of Checkout in
 // production from 10% to 50%."): the field by its name in words, flags, audiences and people by their
-// names (the ids kept beside them), times as times, lists and records field by field. Pure: the audit
-// page (audit-page.ts) draws the parts, folding a long value, and a unit test reads them without a page.
-import { formatTime } from './dom.js';
-import type { AuditView } from './views.js';
-
-export type AuditEntry = AuditView['entries'][number];
+// names (the ids kept beside them), times as times, lists and records field by field. Pure, below both
+// of its readers: the console's audit page (web-console/browser/audit-page.ts) draws the parts in the
+// browser, folding a long value, and approvals title a change request with them on the server.
+import type { AuditEntry } from '../model/audit.js';
+import { formatTime } from './time.js';
 
 /**
  * A part of a sentence: text, something named (its id kept), a time (Unix ms), or a list or record read
@@ -21,7 +20,11 @@ export interface Names {
 }
 
 /** The names the audit page's answer holds. */
-export function namesOf(data: Pick<AuditView, 'flags' | 'audiences' | 'people'>): Names {
+export function namesOf(data: {
+  flags: readonly { id: string; name: string }[];
+  audiences: readonly { id: string; name: string }[];
+  people: readonly { ref: string; name: string }[];
+}): Names {
   return {
     flags: new Map(data.flags.map((f) => [f.id, f.name])),
     audiences: new Map(data.audiences.map((a) => [a.id, a.name])),

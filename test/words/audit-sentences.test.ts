@@ -1,4 +1,4 @@
-// The audit log's sentence writer (src/web-console/browser/audit-sentences.ts): one sentence per changed
+// The audit log's sentence writer (src/words/audit-sentences.ts): one sentence per changed
 // field, the field in words, flags, audiences and people by their names with their ids kept, values read
 // as a reader reads them (on/off, N%, a time, a list), a thing made or removed, anything else written out
 // field by field (times in it as times) for the page to fold; an entry that lists no change reads as its action.
@@ -11,8 +11,8 @@ import {
   partsText,
   patchSentences,
   requestTitle,
-} from '../../../src/web-console/browser/audit-sentences.js';
-import type { AuditView } from '../../../src/web-console/browser/views.js';
+} from '../../src/words/audit-sentences.js';
+import type { AuditView } from '../../src/web-console/browser/views.js';
 
 const kAt = Date.UTC(2026, 2, 3, 4, 5, 6);
 const names = namesOf({
