@@ -21,6 +21,7 @@ import { kDemoProjectIds, seedDemo } from '../src/writer-thread/demo-seed.js';
 import { kCli } from '../test/helpers/server.js';
 import { hostSpeed, machineInfo } from './environment.js';
 import { builtBin } from './locations.js';
+import { getProject } from '../src/model-records/project-records.js';
 
 const { values } = parseArgs({
   options: {
@@ -59,7 +60,7 @@ function seededDataDir(): { dir: string; ownerId: string; orgId: string } {
     seedDemo(w, {}, Date.now());
     return {
       ownerId: w.listUsers().find((u) => u.email === 'owner@demo.flagwire.test')!.id,
-      orgId: w.getProject(kDemoProjectIds.shop)!.orgId!,
+      orgId: getProject(w, kDemoProjectIds.shop)!.orgId!,
     };
   });
   const started = performance.now();

@@ -5,13 +5,13 @@
 // it may change. One command per verb then serves the Management API, the web console and the command
 // line alike.
 import { FlagwireError } from '../errors.js';
-import { requireProject, requireUser } from '../model/lookups.js';
+import { requireProject, requireUser } from '../model-records/lookups.js';
 import { can, describeRole, projectRole } from '../model/permissions.js';
 import type { User } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
-import { authorizeTokenWrite } from '../model/token-access.js';
+import { authorizeTokenWrite } from '../model-records/token-access.js';
 import type { Action } from '../model/permissions.js';
 
 /**

@@ -6,7 +6,9 @@
 // a view of the store in which their memberships elsewhere do not exist: every role check, listing and
 // lookup that goes through the store then holds the rule, whatever it was written for.
 import type { Principal } from './audit-actor.js';
-import type { StoreReader } from '../store/interfaces.js';
+import type { KeyedKind, StoreReader } from '../store/interfaces.js';
+import type { Project } from '../model/projects.js';
+import { kProjectRecords } from '../model-records/project-records.js';
 
 /** The organisation a user principal is confined to, or null when it reaches every organisation of the person's. */
 export interface OrgScope {
@@ -27,16 +29,27 @@ export function scopeOf(principal: Principal | undefined): OrgScope | null {
  */
 export function scopedStore<R extends StoreReader>(store: R, scope: OrgScope): R {
   const { userId, orgId } = scope;
+  /** The records of the keyed kinds the person may not see: their personal projects. */
+  const hides = <V>(kind: KeyedKind<V>, value: V | undefined): boolean => {
+    if (value === undefined || kind.name !== kProjectRecords.name) return false;
+    const project = value as Project;
+    return project.orgId === null && project.ownerUserId === userId;
+  };
   const hidden: Partial<StoreReader> = {
+    getKeyed: (kind, key) => {
+      const value = store.getKeyed(kind, key);
+      return hides(kind, value) ? undefined : value;
+    },
+    listKeyed: (kind) => store.listKeyed(kind).filter((value) => !hides(kind, value)),
+    listKeyedBy: (kind, index, key, range) => store.listKeyedBy(kind, index, key, range).filter((value) => !hides(kind, value)),
+    lookupEntries: (kind, index, key, range) => {
+      const entries = store.lookupEntries(kind, index, key, range);
+      return kind.name === kProjectRecords.name ? entries.filter((entry) => !hides(kind, store.getKeyed(kind, entry.key))) : entries;
+    },
     getRole: (o, u) => (u === userId && o !== orgId ? undefined : store.getRole(o, u)),
     listMembers: (o) => (o === orgId ? store.listMembers(o) : store.listMembers(o).filter((m) => m.userId !== userId)),
     listUserMemberships: (u) =>
       u === userId ? store.listUserMemberships(u).filter((m) => m.orgId === orgId) : store.listUserMemberships(u),
-    listPersonalProjects: (u) => (u === userId ? [] : store.listPersonalProjects(u)),
-    getProject: (id) => {
-      const project = store.getProject(id);
-      return project?.orgId === null && project.ownerUserId === userId ? undefined : project;
-    },
     getInvitation: (id) => {
       const invitation = store.getInvitation(id);
       return invitation === undefined || invitation.orgId === orgId ? invitation : undefined;

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { changeRequestedBody } from '../approvals/change-requested.js';
 import { ChangeRequested } from '../writer/change-requested.js';
-import { authorizeToken, requireWrite, type AuthContext } from '../model/token-access.js';
+import { authorizeToken, requireWrite, type AuthContext } from '../model-records/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import { bodyRefusal, keepBody, type BodyBudget } from '../http/body.js';

@@ -6,7 +6,7 @@ import { formatTime, renderFields, renderTable } from '../cli-command/output.js'
 import { UsageError } from '../cli-command/args.js';
 import { principalOf } from '../actor/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
-import { requireProject } from '../model/lookups.js';
+import { requireProject } from '../model-records/lookups.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
 import { kApprovalCommands } from './command-table.js';
 import { envName, kMaxRequiredApprovals, rulesOf } from './policy.js';

@@ -5,7 +5,7 @@
 // at build time that every route's answer and its type here agree, both ways.
 import type { Role } from '../model/accounts.js';
 import type { ApprovalRule } from '../model/projects.js';
-import type { ProjectAccess } from '../console-route/access.js';
+import type { ProjectAccess } from '../console-route/project-access.js';
 
 interface RequestEvent {
   id: string;

@@ -4,7 +4,8 @@
 // another project is the same 404 as an unknown id); every change is one writer command, which checks the
 // role and every value again.
 import { kRoles, type Role } from '../model/accounts.js';
-import { type ProjectAccess, projectAccess } from '../console-route/access.js';
+import { projectAccess } from '../console-route/access.js';
+import type { ProjectAccess } from '../console-route/project-access.js';
 import { flagAccess } from '../flags/flag-lookups.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { FlagwireError } from '../errors.js';
@@ -23,6 +24,7 @@ import { versionFromIfMatch } from './request-version.js';
 import { listRequests, pendingRequests, requireRequest } from './requests.js';
 import { getRollout, getSchedule } from '../release-plans/plan-store.js';
 import { getFlag } from '../flag-records/flag-store.js';
+import { getProject } from '../model-records/project-records.js';
 
 /** Decided requests the requests page lists, newest first: the history is paged no further in the console. */
 export const kHistoryShown = 50;
@@ -122,7 +124,7 @@ export function flagRequestsView(call: ApiCall) {
 export function waitingView(call: ApiCall) {
   const requests = waitingFor(call.store, call.user.id).map((r) => {
     const { id, projectId, title, environments, author, approvals, required, stale, createdAt } = requestView(call.store, r);
-    const projectName = call.store.getProject(projectId)?.name ?? projectId;
+    const projectName = getProject(call.store, projectId)?.name ?? projectId;
     return { id, projectId, projectName, title, environments, author, approvals, required, stale, createdAt };
   });
   return { requests };

@@ -30,6 +30,7 @@ import { changedPaths, movedAt } from './record-diff.js';
 import { fieldsOf, merged, proposedOf, rebased } from './request-apply.js';
 import { mailApprovers, type RequestNotice } from './request-notices.js';
 import { type RequestHeadline, requestHeadline } from './request-view.js';
+import { getProject } from '../model-records/project-records.js';
 
 /** A command's outcome: applied (its value), or held as a change request; with the audit entries written. */
 export type Gated<T> =
@@ -212,7 +213,7 @@ function touchesPolicy(r: StoreReader, changes: readonly Change[]): boolean {
   for (const change of changes) {
     const bearing = r.changeBearing(change.kind);
     if (bearing === undefined) continue;
-    const project = r.getProject(bearing.bearing.projectOf(change.value));
+    const project = getProject(r, bearing.bearing.projectOf(change.value));
     if (project !== undefined && rulesOf(project).length > 0) return true;
   }
   return false;
@@ -289,7 +290,7 @@ function judge(r: StoreReader, changes: readonly Change[]): Judged | null {
     const found = r.changeBearing(change.kind);
     if (found === undefined) continue;
     const { bearing, removal } = found;
-    const owner = r.getProject(bearing.projectOf(change.value));
+    const owner = getProject(r, bearing.projectOf(change.value));
     if (owner === undefined) continue;
     const rules = rulesOf(owner);
     if (rules.length === 0) continue;

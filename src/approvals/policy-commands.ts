@@ -4,10 +4,11 @@
 import { FlagwireError } from '../errors.js';
 import { type Actor, actorFor, personOrOperator, type Principal } from '../actor/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
-import { requireProject } from '../model/lookups.js';
+import { requireProject } from '../model-records/lookups.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { envName, kDefaultApproverRoles, kMaxRequiredApprovals, ruleFor, rulesOf } from './policy.js';
+import { putProject } from '../model-records/project-records.js';
 
 export interface ApprovalsSetInput {
   projectId: string;
@@ -111,7 +112,7 @@ function write(
   before: ApprovalRule | null,
   now: number,
 ): Project {
-  w.putProject(next);
+  putProject(w, next);
   const after = ruleFor(next, env) ?? null;
   w.appendAudit({
     at: now,

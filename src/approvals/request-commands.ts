@@ -4,8 +4,8 @@
 import { FlagwireError } from '../errors.js';
 import { personActor, tokenActor, type Principal } from '../actor/audit-actor.js';
 import { projectRole } from '../model/permissions.js';
-import { requireProject } from '../model/lookups.js';
-import { authorizeTokenWrite } from '../model/token-access.js';
+import { requireProject } from '../model-records/lookups.js';
+import { authorizeTokenWrite } from '../model-records/token-access.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { auditRequest } from './gate.js';
 import { requirementOf } from './policy.js';

@@ -5,7 +5,7 @@
 // signed-in person (waitingFor).
 import type { User } from '../model/accounts.js';
 import { newMail } from '../model/mail.js';
-import { requireProject } from '../model/lookups.js';
+import { requireProject } from '../model-records/lookups.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { envName } from './policy.js';
 import { kChangeRequestRecords, type ChangeRequest } from './records.js';

@@ -3,7 +3,7 @@
 // and how many approvals it needs; and why a person may not approve it.
 import { Type, type Static } from '../typebox.js';
 import { describeRole, projectRole } from '../model/permissions.js';
-import { requireProject } from '../model/lookups.js';
+import { requireProject } from '../model-records/lookups.js';
 import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { mayApproveAs, requirementOf } from './policy.js';

@@ -2,7 +2,7 @@
 import { command, type CliCommand, str } from '../cli-command/cli-command.js';
 import { formatChanges, formatTime, renderTable } from '../cli-command/output.js';
 import { type AuditEntry, auditView } from '../model/audit.js';
-import { requireProject } from '../model/lookups.js';
+import { requireProject } from '../model-records/lookups.js';
 
 const kDefaultAuditLimit = 50;
 const kMaxAuditLimit = 1000;

@@ -13,6 +13,7 @@ import type { WriterClient } from '../writer/client.js';
 import type { Cursor } from './cursor.js';
 import { type StreamRecord, streamRecord } from './record.js';
 import type { AuditSink } from './sink.js';
+import { getProject } from '../model-records/project-records.js';
 
 /** Entries read and handed to the sink at once. */
 const kBatch = 500;
@@ -123,7 +124,7 @@ export class AuditStream {
     return entries.map((entry) => {
       let orgId = orgs.get(entry.projectId);
       if (orgId === undefined) {
-        orgId = this.store.getProject(entry.projectId)?.orgId ?? null;
+        orgId = getProject(this.store, entry.projectId)?.orgId ?? null;
         orgs.set(entry.projectId, orgId);
       }
       return streamRecord(entry, source, revision, orgId);

@@ -4,40 +4,23 @@
 // itself holds no rule.
 import { FlagwireError } from '../errors.js';
 import type { Org, Role, User } from '../model/accounts.js';
-import { notFoundDetail } from '../model/lookups.js';
+import { notFoundDetail } from '../model-records/lookups.js';
 import { can, canManageAnyToken, canManageToken, type ProjectRole, projectRole, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
-import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
+import type { ProjectAccess } from './project-access.js';
+import { getOrg } from '../model-records/org-records.js';
+import { getProject } from '../model-records/project-records.js';
 
 export type { ProjectRole };
 
-export interface ProjectAccess {
-  project: Project;
-  org: Org | null;
-  role: ProjectRole;
-  /** Controls the page offers; the writer commands enforce the same rules. */
-  can: {
-    editFlags: boolean;
-    createTokens: boolean;
-    /** Rotate or revoke any token of the project (Admin, Owner); creators may manage their own. */
-    manageAllTokens: boolean;
-    /** Below Teams (or lapsed) tokens are shown read-only. */
-    tokensReadOnly: boolean;
-    /** Environments and audiences. */
-    configure: boolean;
-    /** Make and delete webhooks, send a delivery again: whoever may change flags (the writer's actorFor, editFlags). */
-    manageWebhooks: boolean;
-  };
-}
-
 /** The project, if the user belongs to it; otherwise the same 404 as for an id that does not exist. */
 export function projectAccess(r: StoreReader, user: User, projectId: string, now: number): ProjectAccess {
-  const project = r.getProject(projectId);
+  const project = getProject(r, projectId);
   const missing = () => new FlagwireError('NOT_FOUND', notFoundDetail('project', projectId));
   if (project === undefined) throw missing();
-  const org = project.orgId === null ? null : r.getOrg(project.orgId);
+  const org = project.orgId === null ? null : getOrg(r, project.orgId);
   const role = projectRole(r, project, user.id);
   if (org === undefined || role === undefined) throw missing();
   // Tokens change only in an organisation allowed the Management API (personal projects have none).
@@ -74,7 +57,7 @@ export function mayEndGrace(access: ProjectAccess, token: Token, userId: string)
 
 /** The organisation, if the user is a member; otherwise the 404 of an unknown id. */
 export function orgAccess(r: StoreReader, user: User, orgId: string): { org: Org; role: Role } {
-  const org = r.getOrg(orgId);
+  const org = getOrg(r, orgId);
   const role = org === undefined ? undefined : r.getRole(org.id, user.id);
   if (org === undefined || role === undefined) throw new FlagwireError('NOT_FOUND', notFoundDetail('organisation', orgId));
   return { org, role };

@@ -19,7 +19,7 @@ import type { Org } from '../model/accounts.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import { effectiveState } from '../flag-records/flag-state.js';
 import { addUsage, type Flag, type FlagUsage } from '../model/flags.js';
-import { notFoundDetail } from '../model/lookups.js';
+import { notFoundDetail } from '../model-records/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
@@ -44,10 +44,12 @@ import { decodePathId } from '../http/path-id.js';
 import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
 import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
 import { getFlag, listFlags } from '../flag-records/flag-store.js';
+import { getOrg } from '../model-records/org-records.js';
+import { getProject } from '../model-records/project-records.js';
 
 export type EngineStore = Pick<
   SnapshotReader,
-  'resetReadTxn' | 'configSeq' | 'revision' | 'getKeyed' | 'listKeyedBy' | 'getProject' | 'getAudience' | 'listAudiences' | 'getOrg'
+  'resetReadTxn' | 'configSeq' | 'revision' | 'getKeyed' | 'listKeyedBy' | 'getAudience' | 'listAudiences'
 >;
 
 /** One state of a flag version (the flag's, or one environment's), compiled: the spec's rules, and its typed variants if it has them. */
@@ -334,7 +336,7 @@ export class EvalEngine {
     let entry = this.flags.get(id);
     if (entry === undefined) {
       const flag = getFlag(this.store, id);
-      entry = flag === undefined ? missingFlag(id) : this.compileFlag(flag, this.store.getProject(flag.projectId));
+      entry = flag === undefined ? missingFlag(id) : this.compileFlag(flag, getProject(this.store, flag.projectId));
       this.remember(this.flags, id, entry);
     }
     if (entry.found) {
@@ -362,7 +364,7 @@ export class EvalEngine {
   private compiledProject(id: string): ProjectEntry | Missing {
     let entry = this.projects.get(id);
     if (entry === undefined) {
-      const project = this.store.getProject(id);
+      const project = getProject(this.store, id);
       entry = project === undefined ? missingProject(id) : this.compileProject(project);
       this.remember(this.projects, id, entry);
     }
@@ -519,7 +521,7 @@ export class EvalEngine {
     if (orgId === null) return null;
     let org = this.orgs.get(orgId);
     if (org === undefined) {
-      org = this.store.getOrg(orgId) ?? null;
+      org = getOrg(this.store, orgId) ?? null;
       this.orgs.set(orgId, org);
     }
     return org;

@@ -13,7 +13,7 @@ import { decidedBy } from '../eval-engine/evaluate.js';
 import { type Explanation, explainState } from '../eval-engine/explain.js';
 import { EvalQuery, kContextFields } from '../eval-engine/query.js';
 import type { Why } from '../eval-engine/why.js';
-import { notFoundDetail } from '../model/lookups.js';
+import { notFoundDetail } from '../model-records/lookups.js';
 import type { Audience } from '../model/projects.js';
 import { compileValidator } from '../model/validation.js';
 import { kReasons } from '../ofrep/answer.js';
@@ -158,10 +158,8 @@ function sameSnapshot(store: StoreReader): EngineStore {
     configSeq: () => store.configSeq(),
     revision: () => store.revision(),
     listKeyedBy: (kind, index, key, range) => store.listKeyedBy(kind, index, key, range),
-    getProject: (id) => store.getProject(id),
     getAudience: (id) => store.getAudience(id),
     listAudiences: (projectId) => store.listAudiences(projectId),
-    getOrg: (id) => store.getOrg(id),
     getKeyed: (kind, key) => store.getKeyed(kind, key),
   };
 }

@@ -9,7 +9,7 @@ import { principalOf } from '../actor/audit-actor.js';
 import { type CliCommand, command, str } from '../cli-command/cli-command.js';
 import { FlagwireError } from '../errors.js';
 import { resolveDatabaseUrl, resolveDataDir } from '../config.js';
-import { requireProject } from '../model/lookups.js';
+import { requireProject } from '../model-records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { type RawEventPages, TallyFile } from './tally/tally-file.js';
 import { exportFormat, jsonLines, localJsonLines, parquet, parquetWriter, timeParam } from './export.js';

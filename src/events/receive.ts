@@ -10,6 +10,7 @@ import { FlagwireError } from '../errors.js';
 import { listExperiments } from '../experiments/experiment-records.js';
 import type { ClientEvent, EventRejection, ReadBatch } from './schemas.js';
 import { type CountedEvent, isNewSubject, millionths, tallyBatch } from './tally.js';
+import { getProject } from '../model-records/project-records.js';
 
 /** The answer to a batch of events: how many were kept, how many of those were exposures already kept, which were refused and why. */
 export interface EventsAnswer {
@@ -107,7 +108,7 @@ export function resolveBatch(store: StoreReader, key: ClientKey, batch: ReadBatc
       indexes.push(index);
     }
   }
-  const project = store.getProject(key.projectId);
+  const project = getProject(store, key.projectId);
   const environments = project === undefined || project.kind === 'single' ? [''] : project.environments;
   return {
     events,

@@ -10,6 +10,7 @@ import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { type EventSettings, EventSettingsPatch } from './schemas.js';
+import { putProject } from '../model-records/project-records.js';
 
 /** Every audit action the events commands write. */
 export const kEventAuditActions = ['events.settings'] as const;
@@ -42,7 +43,7 @@ export function eventSettingsSet(w: StoreWriter, input: EventSettingsSetInput, n
   const after = body.rawEventRetentionDays;
   const { rawEventRetentionDays: _, ...rest } = project;
   // Absent when off, so a project that never kept raw events keeps its record as it was.
-  w.putProject(after === null ? rest : { ...rest, rawEventRetentionDays: after });
+  putProject(w, after === null ? rest : { ...rest, rawEventRetentionDays: after });
   w.appendAudit({
     at: now,
     projectId: project.id,

@@ -9,7 +9,7 @@ import { resolveDataDir, resolveDatabaseUrl } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import { statisticsView } from '../events/statistics.js';
 import { resolveEnvParam } from '../model/environments.js';
-import { requireProject } from '../model/lookups.js';
+import { requireProject } from '../model-records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { TallyFile } from '../events/tally/tally-file.js';

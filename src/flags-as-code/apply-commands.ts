@@ -6,7 +6,7 @@
 import { FlagwireError } from '../errors.js';
 import { type Actor, actorFor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import type { Project } from '../model/projects.js';
-import { requireProject } from '../model/lookups.js';
+import { requireProject } from '../model-records/lookups.js';
 import { jsonBody, parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { audienceCreate, audienceUpdate, envAdd } from '../projects/project-commands.js';
 import { createFlagAs, flagCohorts, flagDelete, flagDescribe, flagTags, patchFlagAs } from '../flags/flag-commands.js';

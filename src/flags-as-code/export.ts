@@ -18,6 +18,7 @@ import { fileDocument } from './flag-file.js';
 import { apiView, type ModelView, projectModel, sortedByName } from './project-model.js';
 import { kBucketingKey } from '../flags/bucketing.js';
 import { listFlags } from '../flag-records/flag-store.js';
+import { getOrg } from '../model-records/org-records.js';
 
 export type ExportFormat = 'flagwire' | 'flagd';
 export const kExportFormats: readonly ExportFormat[] = ['flagwire', 'flagd'];
@@ -57,7 +58,7 @@ export function exportProject(
  * with why, in `x-flagwire-omitted` (a key flagd ignores; absent when none is).
  */
 function flagdDocument(r: StoreReader, project: Project, environment: string | null, now: number): Record<string, unknown> {
-  const org = project.orgId === null ? null : r.getOrg(project.orgId);
+  const org = project.orgId === null ? null : getOrg(r, project.orgId);
   const ctx: FlagdFlagContext = {
     environment,
     audiences: r.listAudiences(project.id),

@@ -5,7 +5,7 @@ import { type Args, splitList, UsageError } from '../cli-command/args.js';
 import { bool, command, type CliCommand, jsonOption, kAsFlagEditor, many, str } from '../cli-command/cli-command.js';
 import * as flagOut from './cli-output.js';
 import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
-import { requireProject } from '../model/lookups.js';
+import { requireProject } from '../model-records/lookups.js';
 import { requireFlag } from './flag-lookups.js';
 import type { Project } from '../model/projects.js';
 import { representFlag } from './representation.js';

@@ -6,7 +6,7 @@ import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environmen
 import { envEntry, kDefaultEnvState } from '../flag-records/flag-state.js';
 import type { EnvState, Flag, TypedVariants } from '../model/flags.js';
 import { randomId } from '../model/ids.js';
-import { notFoundDetail, requireProject } from '../model/lookups.js';
+import { notFoundDetail, requireProject } from '../model-records/lookups.js';
 import { requireFlag, requirePatchTarget } from './flag-lookups.js';
 import type { Project } from '../model/projects.js';
 import {

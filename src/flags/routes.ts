@@ -7,7 +7,7 @@ import { requireProjectFlag } from './flag-lookups.js';
 import { flagList, patchResult, representFlag } from './representation.js';
 import { FlagList, FlagRepresentation, PatchResult } from './representation-shapes.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
-import type { AuthContext } from '../model/token-access.js';
+import type { AuthContext } from '../model-records/token-access.js';
 import { apiErrors, changeRequested, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { kFlagCommands } from './command-table.js';
 import { flagdServing } from './flagd-serving.js';

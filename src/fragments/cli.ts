@@ -3,7 +3,7 @@
 import { principalOf } from '../actor/audit-actor.js';
 import { command, type CliCommand, jsonOption, kAsFlagEditor, readFileOption, str } from '../cli-command/cli-command.js';
 import { formatTime, renderTable } from '../cli-command/output.js';
-import { requireProject } from '../model/lookups.js';
+import { requireProject } from '../model-records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { kFragmentCommands } from './command-table.js';
 import { fragmentView } from './fragment-commands.js';

@@ -25,7 +25,7 @@
 import { FlagwireError } from '../errors.js';
 import type { Flag } from '../model/flags.js';
 import { resolveEnvParam } from '../model/environments.js';
-import { requireProject } from '../model/lookups.js';
+import { requireProject } from '../model-records/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { parseFlagDefinition } from '../targeting/parse.js';
 import { formatPath, listedProblems, problemText } from '../targeting/problems.js';

@@ -13,7 +13,7 @@ import {
   kMaxPendingInvitations,
   type Invitation,
 } from '../model/invitations.js';
-import { notFoundDetail, requireOrg, requireUser } from '../model/lookups.js';
+import { notFoundDetail, requireOrg, requireUser } from '../model-records/lookups.js';
 import { isPasswordHash } from '../model/passwords.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';

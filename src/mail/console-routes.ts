@@ -1,6 +1,7 @@
 // The console's mail page: the signed-in user's own mail.
 import { readableMail } from '../model/mail.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
+import { getOrg } from '../model-records/org-records.js';
 
 export function mailView(call: ApiCall) {
   const messages = readableMail(call.store, call.user).map(({ seq, at, to, orgId, subject, text, sentAt, failedAt, attempts }) => ({
@@ -8,7 +9,7 @@ export function mailView(call: ApiCall) {
     at,
     to,
     orgId,
-    orgName: orgId === undefined ? null : (call.store.getOrg(orgId)?.name ?? null),
+    orgName: orgId === undefined ? null : (getOrg(call.store, orgId)?.name ?? null),
     subject,
     text,
     sentAt,

@@ -7,7 +7,7 @@
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { listFlags } from '../flag-records/flag-store.js';
 import { isEnvironmentAllowed, requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
-import type { AuthContext } from '../model/token-access.js';
+import type { AuthContext } from '../model-records/token-access.js';
 import { type ApiRequest, JsonText, type WriteHandler } from '../routes/handler.js';
 import type { ReceivedBody } from '../model/request-body.js';
 import type { WriterCommand } from '../writer/command.js';

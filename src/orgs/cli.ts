@@ -2,13 +2,14 @@
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
 import { kOperator } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
-import { requireUser } from '../model/lookups.js';
+import { requireUser } from '../model-records/lookups.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
 import { kSessionCommands } from '../sessions/command-table.js';
 import { command, type CliCommand, str } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';
 import { readSecretLine } from '../cli-command/read-secret.js';
 import { kOrgCommands } from './org-commands.js';
+import { listOrgs } from '../model-records/org-records.js';
 
 export const kPlanHelp =
   'free (default), pro, teams, enterprise or teams-trial; the Management API and audiences need teams, enterprise or an active teams-trial';
@@ -83,7 +84,7 @@ export const kOrgCli: readonly CliCommand[] = [
     summary: 'every organisation, oldest first -> {orgs}',
     positionals: [],
     options: {},
-    run: (_args, ctx) => ctx.read((r) => ({ orgs: r.listOrgs() })),
+    run: (_args, ctx) => ctx.read((r) => ({ orgs: listOrgs(r) })),
     human: (result: { orgs: Org[] }) => out.renderOrgs(result.orgs),
   }),
   command({

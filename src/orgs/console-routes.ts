@@ -11,6 +11,8 @@ import { orgAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, FormText } from '../console-route/forms.js';
 import { kOrgCommands } from './org-commands.js';
+import { getOrg } from '../model-records/org-records.js';
+import { listPersonalProjects, listOrgProjects } from '../model-records/project-records.js';
 
 const kOrgForm = compileForm(Type.Object({ name: FormText }));
 /** The role is the writer's to check, as the CLI's --role. */
@@ -22,7 +24,7 @@ export function homeView(call: ApiCall) {
   // The person's organisations through the index of their memberships, oldest first: a node of many
   // organisations never reads them all for one page.
   const memberships = r.listUserMemberships(call.user.id).flatMap(({ orgId, role }) => {
-    const org = r.getOrg(orgId);
+    const org = getOrg(r, orgId);
     return org === undefined ? [] : [{ org, role }];
   });
   const orgs = memberships
@@ -35,9 +37,9 @@ export function homeView(call: ApiCall) {
       role,
       // As projectCreate's rule: the roles that manage the organisation's members.
       canCreateProjects: can(role, 'manageMembers'),
-      projects: r.listOrgProjects(org.id),
+      projects: listOrgProjects(r, org.id),
     }));
-  const personal = r.listPersonalProjects(call.user.id);
+  const personal = listPersonalProjects(r, call.user.id);
   const invitations = call.store
     .listEmailInvitations(call.user.email)
     .filter((i) => isInvitationLive(i, call.now))
@@ -45,7 +47,7 @@ export function homeView(call: ApiCall) {
       id: i.id,
       role: i.role,
       expiresAt: i.expiresAt,
-      orgName: r.getOrg(i.orgId)?.name ?? i.orgId,
+      orgName: getOrg(r, i.orgId)?.name ?? i.orgId,
       invitedByName: r.getUser(i.invitedBy)?.name ?? i.invitedBy,
     }));
   return { user: call.user, orgs, personal, invitations, canCreateOrgs: call.config.consoleCreateOrgs };

@@ -3,13 +3,15 @@
 import { FlagwireError } from '../errors.js';
 import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
-import { requireOrg, requireUser } from '../model/lookups.js';
+import { requireOrg, requireUser } from '../model-records/lookups.js';
 import { can, describeRole } from '../model/permissions.js';
 import type { NewAuditEntry, StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';
 import { requireEmail, requireName } from '../model/input-checks.js';
 import { type Actor, personOrOperator, type Principal } from '../actor/audit-actor.js';
 import { lastOwnerRefusal } from './owners.js';
+import { listOrgProjects } from '../model-records/project-records.js';
+import { putOrg, findOrgByName } from '../model-records/org-records.js';
 
 export interface OrgCreateInput {
   name: string;
@@ -28,7 +30,7 @@ export function orgCreate(w: StoreWriter, input: OrgCreateInput, now: number): O
   const owner = person === null ? null : requireUser(w, person.userId);
   const plan = checkPlan(input.plan ?? 'free');
   const name = requireName('name', input.name);
-  const taken = w.findOrgByName(name);
+  const taken = findOrgByName(w, name);
   if (taken)
     throw new FlagwireError(
       'INVALID_REQUEST',
@@ -42,7 +44,7 @@ export function orgCreate(w: StoreWriter, input: OrgCreateInput, now: number): O
     standing: 'good',
     createdAt: now,
   };
-  w.putOrg(org);
+  putOrg(w, org);
   if (owner !== null) w.putMember({ orgId: org.id, userId: owner.id, role: 'owner' });
   return org;
 }
@@ -65,7 +67,7 @@ export function orgUpdate(w: StoreWriter, input: OrgUpdateInput, now: number): O
       ? trialEnd(plan, input.trialEndsAt ?? (plan === org.plan ? org.trialEndsAt : null), now)
       : org.trialEndsAt;
   const next: Org = { ...org, plan, trialEndsAt, standing: input.standing ?? org.standing };
-  w.putOrg(next);
+  putOrg(w, next);
   return next;
 }
 
@@ -161,7 +163,7 @@ export function auditOrg(
   changes: Record<string, { before: unknown; after: unknown }>,
   now: number,
 ): void {
-  for (const project of w.listOrgProjects(orgId)) {
+  for (const project of listOrgProjects(w, orgId)) {
     w.appendAudit({ at: now, projectId: project.id, actor: actor.id, actorName: actor.name, action, flagId: null, env: null, changes });
   }
 }

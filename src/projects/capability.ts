@@ -1,5 +1,6 @@
 // Projects, their environments and audiences as a capability (src/capability/capability.ts).
-import { kProjectRecords, kAudienceRecords } from '../store/record-kinds.js';
+import { kAudienceRecords } from '../store/record-kinds.js';
+import { kProjectRecords } from '../model-records/project-records.js';
 import { defineCapability } from '../capability/capability.js';
 import { kProjectAuditActions, kProjectCommands } from './project-commands.js';
 import { kAudienceEnvironmentState } from './environment-state.js';

@@ -1,11 +1,12 @@
 // The command line's project, environment and audience commands (src/cli-command/cli-command.ts says what a command is).
 import { kOperator } from '../actor/audit-actor.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
-import { requireOrg, requireProject, requireUser } from '../model/lookups.js';
+import { requireOrg, requireProject, requireUser } from '../model-records/lookups.js';
 import { type Args, splitList, UsageError } from '../cli-command/args.js';
 import { command, type CliCommand, many, str } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';
 import { kProjectCommands } from './project-commands.js';
+import { listProjects, listPersonalProjects, listOrgProjects } from '../model-records/project-records.js';
 
 const kRuleHelp = 'ATTR=V1[,V2...]: the request attribute ATTR must equal one of the values; repeat for more rules (all must match)';
 const kProjectCreateUsage = 'project create --name NAME (--org ORG_ID | --owner USER_ID) [--kind single|multi] [--env NAME]...';
@@ -74,10 +75,10 @@ export const kProjectCli: readonly CliCommand[] = [
         if (ownerUserId !== undefined) requireUser(r, ownerUserId);
         const projects =
           orgId !== undefined
-            ? r.listOrgProjects(orgId)
+            ? listOrgProjects(r, orgId)
             : ownerUserId !== undefined
-              ? r.listPersonalProjects(ownerUserId)
-              : r.listProjects();
+              ? listPersonalProjects(r, ownerUserId)
+              : listProjects(r);
         return { projects };
       });
     },

@@ -1,7 +1,7 @@
 // Console commands for projects, their environments and audiences.
 import { FlagwireError } from '../errors.js';
 import { randomId } from '../model/ids.js';
-import { requireAudience, requireOrg, requireProject, requireUser } from '../model/lookups.js';
+import { requireAudience, requireOrg, requireProject, requireUser } from '../model-records/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { kLimits } from '../model/schemas.js';
@@ -13,6 +13,8 @@ import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
 import { renamePlansEnvironment } from '../release-plans/plan-environments.js';
 import { listFlags, putFlag } from '../flag-records/flag-store.js';
+import { getOrg } from '../model-records/org-records.js';
+import { putProject, listPersonalProjects, listOrgProjects } from '../model-records/project-records.js';
 
 /** Every audit action the project commands write. */
 export const kProjectAuditActions = ['env.add', 'env.rename', 'env.protect', 'audience.create', 'audience.update'] as const;
@@ -50,7 +52,7 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
   }
   if (new Set(environments).size !== environments.length) throw new FlagwireError('INVALID_REQUEST', 'environment names repeat');
   const name = requireName('name', input.name);
-  const siblings = input.orgId !== undefined ? w.listOrgProjects(input.orgId) : w.listPersonalProjects(input.ownerUserId!);
+  const siblings = input.orgId !== undefined ? listOrgProjects(w, input.orgId) : listPersonalProjects(w, input.ownerUserId!);
   const taken = siblings.find((p) => sameName(p.name, name));
   if (taken) {
     const where = input.orgId !== undefined ? `organisation ${input.orgId}` : `the personal projects of user ${input.ownerUserId}`;
@@ -68,7 +70,7 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
     environments,
     createdAt: now,
   };
-  w.putProject(project);
+  putProject(w, project);
   return project;
 }
 
@@ -100,7 +102,7 @@ export function envAdd(w: StoreWriter, input: { projectId: string; name: string 
   const name = checkEnvName(input.name);
   if (project.environments.includes(name)) throw new FlagwireError('INVALID_REQUEST', `environment "${name}" already exists`);
   const next = { ...project, environments: [...project.environments, name] };
-  w.putProject(next);
+  putProject(w, next);
   audit(w, actor, project.id, 'env.add', name, { environment: { before: null, after: name } }, now);
   return next;
 }
@@ -122,7 +124,7 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
   if (project.protectedEnvironments) next.protectedEnvironments = project.protectedEnvironments.map(rename);
   // A guarded environment stays guarded under its new name (src/approvals).
   if (project.approvals) next.approvals = project.approvals.map((rule) => ({ ...rule, env: rule.env === null ? null : rename(rule.env) }));
-  w.putProject(next);
+  putProject(w, next);
   for (const flag of listFlags(w, project.id)) {
     if (flag.kind !== 'groupflag' || !Object.hasOwn(flag.environments, input.from)) continue;
     const { [input.from]: moved, ...rest } = flag.environments;
@@ -151,7 +153,7 @@ export function envProtect(w: StoreWriter, input: { projectId: string; env: stri
   const after = input.protect ? [...before, input.env] : before.filter((e) => e !== input.env);
   const { protectedEnvironments: _, ...rest } = project;
   const next: Project = after.length > 0 ? { ...rest, protectedEnvironments: after } : rest;
-  w.putProject(next);
+  putProject(w, next);
   audit(w, actor, project.id, 'env.protect', input.env, { protected: { before: !input.protect, after: input.protect } }, now);
   return next;
 }
@@ -235,7 +237,7 @@ function audit(
 
 /** Audiences are a Teams and Enterprise feature (spec: Audience); personal projects have none. */
 function requireAudiencePlan(w: StoreWriter, project: Project, now: number): void {
-  const org = project.orgId === null ? undefined : w.getOrg(project.orgId);
+  const org = project.orgId === null ? undefined : getOrg(w, project.orgId);
   if (!org || !hasAudiences(org, now)) {
     throw new FlagwireError(
       'PLAN_REQUIRED',

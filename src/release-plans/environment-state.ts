@@ -16,6 +16,7 @@ import type { RolloutPlan } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import { getRollout, getSchedule, listRollouts, listSchedules } from './plan-store.js';
 import { getFlag } from '../flag-records/flag-store.js';
+import { getProject } from '../model-records/project-records.js';
 
 export const kScheduleEnvironmentState: EnvironmentBearing<ScheduledChange> = {
   kind: kScheduleRecords,
@@ -74,7 +75,7 @@ function plannedReads(
   plan: { id: string; projectId: string; flagId: string; env: string | null },
   patches: unknown[],
 ): EnvRead[] {
-  const project = r.getProject(plan.projectId);
+  const project = getProject(r, plan.projectId);
   let flag: Flag | undefined = getFlag(r, plan.flagId);
   const reads: EnvRead[] = [];
   for (const value of patches) {

@@ -14,7 +14,7 @@ import { requireEnvironmentAllowed } from '../model/environments.js';
 import { patchFlagAs } from '../flags/flag-commands.js';
 import { effectiveState, type EffectiveState } from '../flag-records/flag-state.js';
 import { randomId } from '../model/ids.js';
-import { rolloutNotFound } from '../model/lookups.js';
+import { rolloutNotFound } from '../model-records/lookups.js';
 import { requirePatchTarget } from '../flags/flag-lookups.js';
 import type { GuardReading, RolloutGuard, RolloutPlan, WeightsStep } from './rollouts.js';
 import type { ExperimentStatistics } from '../events/statistics.js';

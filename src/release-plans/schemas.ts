@@ -4,7 +4,7 @@ import { type Static, Type } from '../typebox.js';
 import type { RolloutPlan, RolloutStatus } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import { kDefaultGuardIntervalMs, kMaxGuardExpressionLength, kMaxGuardIntervalMs, kMinGuardIntervalMs } from './guards.js';
-import type { ProjectAccess } from '../console-route/access.js';
+import type { ProjectAccess } from '../console-route/project-access.js';
 import { kExperimentKeyPattern } from '../model/schemas.js';
 
 /** The body of POST /api/v1/flags/{id}/schedules: when, and the PATCH body to apply then. */

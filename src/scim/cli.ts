@@ -3,7 +3,7 @@
 import { principalOf } from '../actor/audit-actor.js';
 import { command, type CliCommand, str } from '../cli-command/cli-command.js';
 import { formatTime, renderNewSecret, renderTable } from '../cli-command/output.js';
-import { requireOrg } from '../model/lookups.js';
+import { requireOrg } from '../model-records/lookups.js';
 import { kScimSettingsRecords } from './records.js';
 import { kScimBasePath } from './resources.js';
 import { kScimCommands, type ScimSettingsView, settingsView } from './scim-commands.js';

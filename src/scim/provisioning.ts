@@ -18,6 +18,7 @@ import { lastOwnerRefusal } from '../orgs/owners.js';
 import { scimRefusal } from './errors.js';
 import { type GroupState, personEmail, personName, type UserState } from './resources.js';
 import { kScimGroupRecords, kScimUserRecords, orgUsersBy, type ScimGroup, type ScimSettings, type ScimUser } from './records.js';
+import { listOrgProjects } from '../model-records/project-records.js';
 
 /** Every audit action SCIM writes (besides member.role for the roles its groups give). */
 export const kScimAuditActions = [
@@ -180,7 +181,7 @@ function deprovision(w: StoreWriter, user: ScimUser, now: number): void {
     if (session.orgId === orgId || (session.orgId === undefined && !elsewhere)) w.deleteSession(session);
   }
   const reason = `its creator ${user.userName} was deprovisioned by the organisation's identity provider (SCIM)`;
-  for (const project of w.listOrgProjects(orgId)) {
+  for (const project of listOrgProjects(w, orgId)) {
     for (const token of w.listTokens(project.id)) {
       if (token.createdBy !== user.id) continue;
       // A rotated token's old secret still in its grace period stops now too.

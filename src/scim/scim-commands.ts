@@ -6,7 +6,7 @@ import { personOrOperator, type Principal } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import type { Role } from '../model/accounts.js';
 import { hashSecret, newSecret } from '../model/ids.js';
-import { requireOrg } from '../model/lookups.js';
+import { requireOrg } from '../model-records/lookups.js';
 import { auditOrg, requireRole } from '../orgs/org-commands.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { commandTable } from '../writer/command.js';

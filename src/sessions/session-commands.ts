@@ -3,7 +3,7 @@
 // every other change that long); the session id is drawn by the caller, which alone sees it, and
 // arrives here hashed.
 import { FlagwireError } from '../errors.js';
-import { requireUser } from '../model/lookups.js';
+import { requireUser } from '../model-records/lookups.js';
 import { isPasswordHash } from '../model/passwords.js';
 import type { Session } from '../model/sessions.js';
 import type { StoreWriter } from '../store/interfaces.js';

@@ -3,7 +3,7 @@
 // organisation now may (the writer checks again as it applies a change: sso-commands.ts requireOwner).
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
-import type { AuthContext } from '../model/token-access.js';
+import type { AuthContext } from '../model-records/token-access.js';
 import { apiErrors, json } from '../routes/openapi-parts.js';
 import { tokenPrincipal } from '../routes/route-helpers.js';
 import type { StoreReader } from '../store/interfaces.js';

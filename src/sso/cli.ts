@@ -5,7 +5,7 @@ import { principalOf } from '../actor/audit-actor.js';
 import { type CliCommand, command, many, readFileOption, str } from '../cli-command/cli-command.js';
 import { formatTime, renderTable } from '../cli-command/output.js';
 import { FlagwireError } from '../errors.js';
-import { requireOrg } from '../model/lookups.js';
+import { requireOrg } from '../model-records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { kSsoSettingsRecords } from './records.js';
 import type { SsoSettingsPatch, SsoSettingsView } from './schemas.js';

@@ -6,9 +6,9 @@ import { type Actor, personOrOperator, type Principal, tokenActor } from '../act
 import { FlagwireError } from '../errors.js';
 import { highestMappedRole, type Role, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
-import { requireOrg, requireUser } from '../model/lookups.js';
+import { requireOrg, requireUser } from '../model-records/lookups.js';
 import { checkedBody, type ReceivedBody } from '../model/request-body.js';
-import { authorizeTokenWrite } from '../model/token-access.js';
+import { authorizeTokenWrite } from '../model-records/token-access.js';
 import { compileValidator } from '../model/validation.js';
 import { auditMembership, auditOrg } from '../orgs/org-commands.js';
 import { kScimSettingsRecords } from '../scim/records.js';

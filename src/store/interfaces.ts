@@ -1,12 +1,12 @@
 // The store as the rest of Flagwire sees it: record-level reads and writes, the transactions writes
 // run in, and readers that renew their snapshot. Code above src/store depends on these interfaces;
 // the LMDB implementation (lmdb-store.ts) is named only where a process opens its store.
-import type { Membership, Org, Role, User } from '../model/accounts.js';
+import type { Membership, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { FlagState } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
-import type { Audience, Project } from '../model/projects.js';
+import type { Audience } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { Change, LoggedChange, Revision } from './changes.js';
@@ -51,10 +51,6 @@ export interface StoreReader {
   schemaVersion(): number;
   isDemoSeeded(): boolean;
   isEmpty(): boolean;
-  getOrg(id: string): Org | undefined;
-  listOrgs(): Org[];
-  /** The organisation whose name people would take for `name` (src/model/names.ts); the oldest if several. */
-  findOrgByName(name: string): Org | undefined;
   getUser(id: string): User | undefined;
   listUsers(): User[];
   findUserByEmail(email: string): User | undefined;
@@ -62,12 +58,6 @@ export interface StoreReader {
   listMembers(orgId: string): Membership[];
   /** The organisations a user belongs to, with their role (in no particular order). */
   listUserMemberships(userId: string): Membership[];
-  getProject(id: string): Project | undefined;
-  listProjects(): Project[];
-  /** An organisation's projects, oldest first. */
-  listOrgProjects(orgId: string): Project[];
-  /** A user's personal projects (of no organisation), oldest first. */
-  listPersonalProjects(userId: string): Project[];
   getAudience(id: string): Audience | undefined;
   listAudiences(projectId: string): Audience[];
   /**
@@ -237,12 +227,10 @@ export interface LookupTally {
 }
 
 export interface StoreWriter extends StoreReader {
-  putOrg(org: Org): void;
   putUser(user: User): void;
   putMember(member: Membership): void;
   /** Ends a membership; nothing when there is none. */
   deleteMember(member: Pick<Membership, 'orgId' | 'userId'>): void;
-  putProject(project: Project): void;
   putAudience(audience: Audience): void;
   putToken(token: Token): void;
   appendAudit(entry: NewAuditEntry): AuditEntry;

@@ -5,16 +5,15 @@
 import { FlagwireError } from '../errors.js';
 import { isPending } from '../model/mail.js';
 import type { Database } from 'lmdb';
-import { kMaxEmailLength, type Membership, type Org, type Role, type User } from '../model/accounts.js';
+import { kMaxEmailLength, type Membership, type Role, type User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
-import type { Audience, Project } from '../model/projects.js';
+import type { Audience } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { ChangeLog } from './change-log.js';
 import { byCreation } from '../model/by-creation.js';
-import { foldedName } from '../model/names.js';
 import { ChangeRecorder } from './change-recorder.js';
 import type { StoreLayout } from './store-layout.js';
 import { changeOf, type Change, type Revision } from './changes.js';
@@ -42,8 +41,6 @@ import {
   kInvitationRecords,
   kMailRecords,
   kMemberRecords,
-  kOrgRecords,
-  kProjectRecords,
   kSessionRecords,
   kTokenRecords,
   kUserRecords,
@@ -118,15 +115,6 @@ export abstract class LmdbRecords implements StoreWriter {
     return this.db.orgs.getKeysCount() === 0 && this.db.users.getKeysCount() === 0 && this.db.projects.getKeysCount() === 0;
   }
 
-  getOrg(id: string): Org | undefined {
-    return tooLong(id) ? undefined : this.db.orgs.get(id);
-  }
-
-  /** Oldest first, as every list the console prints. */
-  listOrgs(): Org[] {
-    return [...this.db.orgs.getRange().map(({ value }) => value)].sort(byCreation);
-  }
-
   getUser(id: string): User | undefined {
     return tooLong(id) ? undefined : this.db.users.get(id);
   }
@@ -134,11 +122,6 @@ export abstract class LmdbRecords implements StoreWriter {
   /** Oldest first. */
   listUsers(): User[] {
     return [...this.db.users.getRange().map(({ value }) => value)].sort(byCreation);
-  }
-
-  /** By the form people tell names apart by (src/model/names.ts), through the name lookup; the oldest if several share it. */
-  findOrgByName(name: string): Org | undefined {
-    return this.listKeyedBy(kOrgRecords, 'name', foldedName(name)).sort(byCreation)[0];
   }
 
   /**
@@ -190,23 +173,6 @@ export abstract class LmdbRecords implements StoreWriter {
       if (role !== undefined) out.push({ orgId, userId, role });
     }
     return out;
-  }
-
-  getProject(id: string): Project | undefined {
-    return tooLong(id) ? undefined : this.db.projects.get(id);
-  }
-
-  /** Oldest first. */
-  listProjects(): Project[] {
-    return [...this.db.projects.getRange().map(({ value }) => value)].sort(byCreation);
-  }
-
-  listOrgProjects(orgId: string): Project[] {
-    return this.listKeyedBy(kProjectRecords, 'org', orgId).sort(byCreation);
-  }
-
-  listPersonalProjects(userId: string): Project[] {
-    return this.listKeyedBy(kProjectRecords, 'personal', userId).sort(byCreation);
   }
 
   getAudience(id: string): Audience | undefined {
@@ -388,11 +354,6 @@ export abstract class LmdbRecords implements StoreWriter {
     this.configChanged = true;
   }
 
-  /** An organisation is a keyed record with a lookup (by name): filed as every such record is. */
-  putOrg(org: Org): void {
-    this.putKeyed(kOrgRecords, org);
-  }
-
   putUser(user: User): void {
     this.assertConfigTxn();
     this.db.users.putSync(user.id, user);
@@ -416,11 +377,6 @@ export abstract class LmdbRecords implements StoreWriter {
     this.db.members.removeSync([member.orgId, member.userId]);
     this.db.auth?.removeSync(userOrgKey(member));
     this.recordRemoval(kMemberRecords, { orgId: member.orgId, userId: member.userId, role });
-  }
-
-  /** A project is a keyed record with lookups (by organisation, by owner): filed as every such record is. */
-  putProject(project: Project): void {
-    this.putKeyed(kProjectRecords, project);
   }
 
   putAudience(audience: Audience): void {

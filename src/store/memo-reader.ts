@@ -8,11 +8,11 @@
 // sequence moved: callers renew before each unit of reads (the Management API does, per request),
 // which is also what makes a revoked token fail on the very next request. Memoised records are shared
 // by every request until the next commit, so they are frozen: code that would change one throws.
-import type { Membership, Org, Role, User } from '../model/accounts.js';
+import type { Membership, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
-import type { Audience, Project } from '../model/projects.js';
+import type { Audience } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type {
@@ -58,8 +58,6 @@ class Memo<V extends object> {
 export class MemoReader implements SnapshotReader {
   private seq = -1;
   private readonly tokens = new Memo<Token>();
-  private readonly projects = new Memo<Project>();
-  private readonly orgs = new Memo<Org>();
   /** Records of the relayed kinds (configuration: each write of one moves configSeq), per kind. */
   private readonly keyed = new Map<string, Memo<object>>();
 
@@ -71,21 +69,11 @@ export class MemoReader implements SnapshotReader {
     if (seq === this.seq) return;
     this.seq = seq;
     this.tokens.clear();
-    this.projects.clear();
-    this.orgs.clear();
     this.keyed.clear();
   }
 
   getTokenByHash(secretHash: string): Token | undefined {
     return this.tokens.get(secretHash, (k) => this.store.getTokenByHash(k));
-  }
-
-  getProject(id: string): Project | undefined {
-    return this.projects.get(id, (k) => this.store.getProject(k));
-  }
-
-  getOrg(id: string): Org | undefined {
-    return this.orgs.get(id, (k) => this.store.getOrg(k));
   }
 
   configSeq(): number {
@@ -113,12 +101,6 @@ export class MemoReader implements SnapshotReader {
   isEmpty(): boolean {
     return this.store.isEmpty();
   }
-  listOrgs(): Org[] {
-    return this.store.listOrgs();
-  }
-  findOrgByName(name: string): Org | undefined {
-    return this.store.findOrgByName(name);
-  }
   getUser(id: string): User | undefined {
     return this.store.getUser(id);
   }
@@ -136,15 +118,6 @@ export class MemoReader implements SnapshotReader {
   }
   listUserMemberships(userId: string): Membership[] {
     return this.store.listUserMemberships(userId);
-  }
-  listProjects(): Project[] {
-    return this.store.listProjects();
-  }
-  listOrgProjects(orgId: string): Project[] {
-    return this.store.listOrgProjects(orgId);
-  }
-  listPersonalProjects(userId: string): Project[] {
-    return this.store.listPersonalProjects(userId);
   }
   getAudience(id: string): Audience | undefined {
     return this.store.getAudience(id);

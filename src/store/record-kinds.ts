@@ -8,12 +8,11 @@
 // layout.ts (storeLayout). keyedRecords is the layout a new simple kind takes: its records under one
 // string key in a database of its own.
 import type { Database, Key, Transaction } from 'lmdb';
-import type { Membership, Org, Role, User } from '../model/accounts.js';
-import { foldedName } from '../model/names.js';
+import type { Membership, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
-import type { Audience, Project } from '../model/projects.js';
+import type { Audience } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { KeyedKind, StoreWriter } from './interfaces.js';
@@ -106,22 +105,6 @@ function* tagged<V>(db: Database<unknown, Key[]> | undefined, tag: string, trans
 const byId = (value: { id: string }) => value.id;
 const bySeq = (value: { seq: number }) => String(value.seq);
 
-export const kOrgRecords = recordKind<Org>()({
-  name: 'org',
-  relayed: true,
-  database: 'orgs',
-  derived: [kKeyedIndexes, kKeyedTallies],
-  key: byId,
-  // By the form of its name people tell apart (StoreReader.findOrgByName): a create's name check reads
-  // that one entry, never every organisation of the node.
-  indexes: {
-    name: { keysOf: (org) => [foldedName(org.name)] },
-  },
-  read: (db, txn) => values(db.orgs, txn),
-  apply: (t, org) => t.writer.putOrg(org),
-  byKey: (db, id) => db.orgs.get(id),
-});
-
 export const kUserRecords = recordKind<User>()({
   name: 'user',
   relayed: false,
@@ -149,24 +132,6 @@ export const kMemberRecords = recordKind<Membership>()({
     removes: (member) => [{ kind: 'member', key: JSON.stringify([member.orgId, member.userId]) }],
     apply: (t, member) => t.writer.deleteMember(member),
   },
-});
-
-export const kProjectRecords = recordKind<Project>()({
-  name: 'project',
-  relayed: true,
-  database: 'projects',
-  derived: [kKeyedIndexes, kKeyedTallies],
-  key: byId,
-  // An organisation's projects and a user's personal ones (StoreReader.listOrgProjects,
-  // listPersonalProjects): a create's name check, `project list --org` and the console's home read only
-  // those, never every project of the node.
-  indexes: {
-    org: { keysOf: (project) => (project.orgId === null ? [] : [project.orgId]) },
-    personal: { keysOf: (project) => (project.orgId === null && project.ownerUserId !== null ? [project.ownerUserId] : []) },
-  },
-  read: (db, txn) => values(db.projects, txn),
-  apply: (t, project) => t.writer.putProject(project),
-  byKey: (db, id) => db.projects.get(id),
 });
 
 export const kAudienceRecords = recordKind<Audience>()({

@@ -42,13 +42,14 @@ import type { Project } from '../model/projects.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { kCorsOrigin, kNoSniff, send, trackAbort, type PendingResponse } from '../http/http.js';
 import { validEnvironmentsText } from '../model/environments.js';
-import { notFoundDetail } from '../model/lookups.js';
+import { notFoundDetail } from '../model-records/lookups.js';
 import { SseConnection } from './sse-connection.js';
 import { decodePathId } from '../http/path-id.js';
 import { registerRoutes, type RouteCounts, type RouteNumbers } from '../routes/route-table.js';
 import { kStreamRoutes } from './routes.js';
 import { ChangePoller, type FeedStore, type Group } from './change-poller.js';
 import { event, refetchEvent } from './events.js';
+import { getProject } from '../model-records/project-records.js';
 
 export type { FeedStore } from './change-poller.js';
 
@@ -168,7 +169,7 @@ export class ChangeFeed {
     };
     if (this.full) return fail(503, kTooMany);
     store.resetReadTxn();
-    const project = store.getProject(projectId);
+    const project = getProject(store, projectId);
     if (project === undefined) return fail(404, notFound(notFoundDetail('project', projectId)));
     // Like the project route: env is checked on a multi-environment project and ignored on a single one.
     const watchEnv = project.kind === 'multi' ? env : null;

@@ -15,10 +15,12 @@ import { event } from './events.js';
 import { projectFragments } from '../flag-records/fragment-records.js';
 import { ruleRefs } from '../targeting/refs.js';
 import { listFlags } from '../flag-records/flag-store.js';
+import { getOrg } from '../model-records/org-records.js';
+import { getProject } from '../model-records/project-records.js';
 
 export type FeedStore = Pick<
   SnapshotReader,
-  'resetReadTxn' | 'configSeq' | 'revision' | 'getProject' | 'listKeyedBy' | 'listAudiences' | 'getOrg' | 'getKeyed' | 'getToken'
+  'resetReadTxn' | 'configSeq' | 'revision' | 'listKeyedBy' | 'listAudiences' | 'getKeyed' | 'getToken'
 >;
 
 /** One commit's events for a group, as sent to Flagwire streams; `revision`: the store revision they were seen at, their ids. */
@@ -203,9 +205,9 @@ export class ChangePoller<W> {
     }
     group.flags = flags;
     group.audiences = audiences;
-    const project = store.getProject(group.projectId);
+    const project = getProject(store, group.projectId);
     if (project !== undefined) {
-      const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
+      const org = project.orgId === null ? null : (getOrg(store, project.orgId) ?? null);
       group.configTag = projectConfigTag(project, flagList, audienceList, org, fragmentsAt);
     }
     return revision === -1 ? '' : events;

@@ -20,8 +20,9 @@ import { frameMessage } from '../capability/grpc-frame.js';
 import { flagSetIdOf } from './selector.js';
 import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
 import { listFlags } from '../flag-records/flag-store.js';
+import { getOrg } from '../model-records/org-records.js';
 
-export type FlagSetStore = Pick<SnapshotReader, 'revision' | 'listKeyedBy' | 'listAudiences' | 'getOrg' | 'getKeyed'>;
+export type FlagSetStore = Pick<SnapshotReader, 'revision' | 'listKeyedBy' | 'listAudiences' | 'getKeyed'>;
 
 /** One project environment's set, as built at `revision`. */
 export interface ServedFlagSet {
@@ -68,7 +69,7 @@ export class FlagSets {
     const { store } = this;
     const flagSetId = flagSetIdOf(project.id, environment);
     const revision = store.revision();
-    const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
+    const org = project.orgId === null ? null : (getOrg(store, project.orgId) ?? null);
     const audiencesAllowed = hasAudiences(org, now);
     const known = this.kept.get(flagSetId);
     // Asked again in the snapshot it was last found current in (1,000 streams opening at once, each

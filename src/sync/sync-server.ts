@@ -39,6 +39,7 @@ import { decodeSyncRequest, encodeMetadata, type SyncRequest } from './codec.js'
 import { FlagSets, type ServedFlagSet } from './flag-sets.js';
 import { parseSelector, type Selector } from './selector.js';
 import { kSyncPort } from './sync-port.js';
+import { getProject } from '../model-records/project-records.js';
 
 export interface SyncServerOptions {
   host: string;
@@ -241,7 +242,7 @@ export class SyncServer {
   private publish(group: Group<Stream>): void {
     if (group.watchers.size === 0) return;
     // The project as this snapshot has it: its environments may have changed since the streams opened.
-    const project = this.options.store.getProject(group.projectId);
+    const project = getProject(this.options.store, group.projectId);
     if (project === undefined) return;
     const set = this.sets.current(project, group.env, this.options.clock.now());
     for (const stream of group.watchers) if (stream.sent !== set) this.write(stream, set);

@@ -2,6 +2,7 @@
 import { newMail } from '../model/mail.js';
 import type { TokenActivity, TokenDenialRecord, TokenRequestRecord } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
+import { getProject } from '../model-records/project-records.js';
 
 /** How many requests and denials each token keeps. */
 export const kActivityKept = 50;
@@ -45,7 +46,7 @@ export function recordActivity(w: StoreWriter, input: { batches: ActivityBatch[]
 
 function queueDenialMail(w: StoreWriter, tokenId: string, denial: TokenDenialRecord, now: number): number {
   const token = w.getToken(tokenId)!;
-  const project = w.getProject(token.projectId);
+  const project = getProject(w, token.projectId);
   if (!project || project.orgId === null) return 0;
   const recipients = new Set<string>();
   const creator = w.getUser(token.createdBy);

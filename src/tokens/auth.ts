@@ -1,9 +1,9 @@
 // Bearer-token authentication of the Management API (spec: Authentication, Management API).
-// Whether an identified token may act is the model's rule (src/model/token-access.ts), which the
+// Whether an identified token may act is the model's rule (src/model-records/token-access.ts), which the
 // writer asks again as it applies a write.
 import { FlagwireError } from '../errors.js';
 import { hashSecret, kTokenPrefix } from '../model/ids.js';
-import { unknownToken } from '../model/token-access.js';
+import { unknownToken } from '../model-records/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 

@@ -2,7 +2,7 @@
 import { command, type CliCommand, many, str } from '../cli-command/cli-command.js';
 import * as tokenOut from './cli-output.js';
 import { principalOf } from '../actor/audit-actor.js';
-import { requireProject, requireToken } from '../model/lookups.js';
+import { requireProject, requireToken } from '../model-records/lookups.js';
 import { kMaxGracePeriodSeconds, kTokenCommands, tokenView, type TokenView } from './token-commands.js';
 
 const kAsTokenUser = 'the person acting (a user id); the audit log names them (actor user:<id>)';

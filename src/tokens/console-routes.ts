@@ -1,6 +1,6 @@
 // The tokens capability's web console routes: the console's tokens page and a token's activity page,
 // listing, creating, rotating, revoking.
-import { requireToken } from '../model/lookups.js';
+import { requireToken } from '../model-records/lookups.js';
 import { holdsTokenSlot, inRotationGrace, tokenStatus } from '../model/permissions.js';
 import type { Token } from '../model/tokens.js';
 import { Type } from '../typebox.js';

@@ -3,7 +3,7 @@
 import { FlagwireError } from '../errors.js';
 import type { Org } from '../model/accounts.js';
 import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/ids.js';
-import { requireOrg, requireProject, requireToken } from '../model/lookups.js';
+import { requireOrg, requireProject, requireToken } from '../model-records/lookups.js';
 import { can, canManageToken, describeRole, holdsTokenSlot, inRotationGrace, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';

@@ -9,8 +9,9 @@ import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ClientFeaturesInput } from './client-features.js';
+import { getOrg } from '../model-records/org-records.js';
 
-export type FeaturesStore = Pick<StoreReader, 'getOrg' | 'listKeyedBy' | 'listAudiences' | 'getKeyed'>;
+export type FeaturesStore = Pick<StoreReader, 'listKeyedBy' | 'listAudiences' | 'getKeyed'>;
 
 /** The answer's form, in its tag: a release that says an unchanged flag differently bumps it. */
 const kForm = 1;
@@ -29,7 +30,7 @@ export function readFeaturesSource(
   namePrefix: string,
   now: number,
 ): FeaturesSource {
-  const org = project.orgId === null ? null : (store.getOrg(project.orgId) ?? null);
+  const org = project.orgId === null ? null : (getOrg(store, project.orgId) ?? null);
   const audiencesAllowed = hasAudiences(org, now);
   const flags = listFlags(store, project.id);
   const audiences = store.listAudiences(project.id);

@@ -16,6 +16,8 @@ import type { StoreReader } from '../store/interfaces.js';
 import { listedProblems } from '../targeting/problems.js';
 import { mapEnvironment, type Refusal } from './import-mapping.js';
 import type { SourceFeature, SourceProject, SourceSegment, UnleashSource } from './import-source.js';
+import { listOrgProjects } from '../model-records/project-records.js';
+import { getOrg } from '../model-records/org-records.js';
 
 /** One Unleash project as a Flagwire project. */
 export interface ProjectImport {
@@ -54,12 +56,12 @@ export interface ImportPlan {
 
 /** The import of `source` into organisation `orgId`, planned against the store as it is now. */
 export function importPlan(r: StoreReader, source: UnleashSource, orgId: string): ImportPlan {
-  const org = r.getOrg(orgId);
+  const org = getOrg(r, orgId);
   if (org === undefined) throw new FlagwireError('NOT_FOUND', `No organisation "${orgId}" (\`flagwire org list\` shows them).`);
   const segments = new Map(source.segments.map((s) => [s.id, s]));
   const refused: RefusedFlag[] = [];
   const notes: ImportNote[] = [];
-  const inOrg = r.listOrgProjects(orgId);
+  const inOrg = listOrgProjects(r, orgId);
   const projects = source.projects.map((p) => {
     const existing = inOrg.find((q) => sameName(q.name, p.name)) ?? null;
     const features = source.features.filter((f) => f.project === p.id).sort((a, b) => byCodePoint(a.name, b.name));

@@ -23,6 +23,7 @@ import type { FeedStore, FollowedGroup, StreamFollower } from '../stream/change-
 import { saidFeatures, type UnleashFeature } from './client-features.js';
 import type { UnleashSegment } from '../model/unleash-model.js';
 import { readFeaturesSource } from './features-source.js';
+import { getProject } from '../model-records/project-records.js';
 
 /** What a group's connections were last sent: the features' tag, each feature's JSON by name, each segment's by id. */
 interface Sent {
@@ -77,7 +78,7 @@ export class UnleashStream implements StreamFollower {
 
   /** The group's features now; a project deleted meanwhile has none. */
   private read(group: FollowedGroup, store: FeedStore): { tag: string; features: UnleashFeature[]; segments: UnleashSegment[] } {
-    const project = store.getProject(group.projectId);
+    const project = getProject(store, group.projectId);
     if (project === undefined) return { tag: '', features: [], segments: [] };
     const { input, tag } = readFeaturesSource(store, project, group.env, '', this.clock.now());
     const { features, segments } = saidFeatures(input);

@@ -11,13 +11,14 @@ import type { User } from '../model/accounts.js';
 import type { JoinInvitationView } from './api/answers.js';
 import { hashSecret, randomId } from '../model/ids.js';
 import { type Invitation, isInvitationLive } from '../model/invitations.js';
-import { notFoundDetail } from '../model/lookups.js';
+import { notFoundDetail } from '../model-records/lookups.js';
 import { hashPassword, kMaxPasswordLength, passwordProblem, verifyPassword } from '../model/passwords.js';
 import type { Session } from '../model/sessions.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { type Static, Type } from '../typebox.js';
 import type { WriterClient } from '../writer/client.js';
 import type { SignInLimits } from '../http/sign-in-limits.js';
+import { getOrg } from '../model-records/org-records.js';
 
 export interface SignedIn {
   /** The new session's id: only ever in the Set-Cookie of this answer. */
@@ -124,7 +125,7 @@ export class ConsoleSessions {
    */
   invitation(request: InvitationRequest): JoinInvitationView {
     const { invitation } = this.liveInvitation(request);
-    const orgName = this.store.getOrg(invitation.orgId)?.name ?? invitation.orgId;
+    const orgName = getOrg(this.store, invitation.orgId)?.name ?? invitation.orgId;
     return { orgName, email: invitation.email, role: invitation.role, expiresAt: invitation.expiresAt };
   }
 

@@ -9,7 +9,7 @@ import { type Actor, actorInProject, type Principal } from '../actor/audit-actor
 import type { AuditEntry } from '../model/audit.js';
 import { requireEveryEnvironment } from '../model/environments.js';
 import { randomId } from '../model/ids.js';
-import { deliveryNotFound, webhookNotFound } from '../model/lookups.js';
+import { deliveryNotFound, webhookNotFound } from '../model-records/lookups.js';
 import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
@@ -42,6 +42,7 @@ import {
   putWebhook,
 } from './webhook-store.js';
 import { getFlag, getUsage } from '../flag-records/flag-store.js';
+import { getProject } from '../model-records/project-records.js';
 
 const kCreateValidator = compileValidator(WebhookCreate, { quoteKeys: false });
 /** Webhooks a project may have: each change is queued once per webhook, in the change's transaction. */
@@ -183,7 +184,7 @@ export function queueWebhookDeliveries(
     if (event === null) continue;
     const hooks = listWebhooks(w, entry.projectId).filter((h) => h.events.includes(event));
     if (hooks.length === 0) continue;
-    const project = w.getProject(entry.projectId)!;
+    const project = getProject(w, entry.projectId)!;
     const flag = entry.flagId === null ? undefined : getFlag(w, entry.flagId);
     const usage = flag === undefined ? undefined : getUsage(w, flag.id);
     const bodies: DeliveryPayload['bodies'] = {};

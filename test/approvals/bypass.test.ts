@@ -22,6 +22,7 @@ import { experimentPlan } from '../helpers/experiment-plan.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { getRollout, listSchedules } from '../../src/release-plans/plan-store.js';
 import { getFlag, listFlags } from '../../src/flag-records/flag-store.js';
+import { getProject } from '../../src/model-records/project-records.js';
 
 const dir = scratchDir('flagwire-approvals-bypass-');
 const world = buildWorld(dir);
@@ -338,10 +339,10 @@ const kProbes: { [N in CommandName]: Probe<N> } = {
         ? [
             {
               principal,
-              orgId: world.store.getProject(ids.multi)!.orgId!,
+              orgId: getProject(world.store, ids.multi)!.orgId!,
               projects: [
                 {
-                  name: world.store.getProject(ids.multi)!.name,
+                  name: getProject(world.store, ids.multi)!.name,
                   projectId,
                   environments: ['staging', 'production'],
                   file: JSON.parse(Buffer.from(multiFile('imported').bytes).toString('utf8')),
@@ -709,8 +710,8 @@ function guardedState(w: World): string {
         fragments: (w.store.getKeyed(kFragmentRecords, projectId)?.fragments ?? [])
           .filter((f) => refs.has(f.name))
           .map((f) => [f.name, fragmentRule(f)]),
-        guarded: w.store.getProject(projectId)?.approvals,
-        production: w.store.getProject(projectId)?.environments.includes('production'),
+        guarded: getProject(w.store, projectId)?.approvals,
+        production: getProject(w.store, projectId)?.environments.includes('production'),
       };
     }),
   ]);

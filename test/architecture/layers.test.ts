@@ -158,7 +158,19 @@ t.test("the capabilities' folders are read from src/capabilities.ts's list", asy
 t.test('the places above the list are those that assemble it', async (t) => {
   for (const place of ['server', 'cli', 'writer-thread', 'web-console', 'api', 'openapi'])
     t.ok(kAbove.has(place), `${place} stands above the capabilities`);
-  for (const place of ['store', 'model', 'routes', 'writer', 'eval-engine', 'http', 'targeting', 'unleash-rules', 'flag-records', 'ofrep'])
+  for (const place of [
+    'store',
+    'model',
+    'model-records',
+    'routes',
+    'writer',
+    'eval-engine',
+    'http',
+    'targeting',
+    'unleash-rules',
+    'flag-records',
+    'ofrep',
+  ])
     t.notOk(kAbove.has(place), `${place} stands below them`);
 });
 

@@ -18,6 +18,8 @@ import { compileSnapshot } from '../../src/provider/compile.js';
 import { resolveFlag } from '../../src/provider/resolve.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
 import { buildEvalWorld } from './eval-world.js';
+import { getOrg } from '../../src/model-records/org-records.js';
+import { getProject } from '../../src/model-records/project-records.js';
 
 const world = buildEvalWorld();
 const clock = Clock.create();
@@ -211,8 +213,8 @@ t.test('patching the experiment: set, kept by other patches, ended by null; vali
 });
 
 t.test("the Flagwire provider's in-process answers carry the same metadata as OFREP's", async (t) => {
-  const project = world.store.getProject(ids.single)!;
-  const snapshot = compileSnapshot(buildSnapshot(world.store, project, null, world.store.getOrg(project.orgId!)!, Date.now()));
+  const project = getProject(world.store, ids.single)!;
+  const snapshot = compileSnapshot(buildSnapshot(world.store, project, null, getOrg(world.store, project.orgId!)!, Date.now()));
   const resolve = (key: string, type: 'boolean' | 'string', context: Record<string, string>) =>
     resolveFlag(snapshot, new OfrepContext(), key, type, type === 'boolean' ? false : 'none', context, Date.now());
   const { inKey } = keysBothSides(split);

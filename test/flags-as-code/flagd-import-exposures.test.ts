@@ -23,6 +23,7 @@ import { OfrepContext } from '../../src/ofrep/context.js';
 import { kReasons, kSlotKeyMissing, ofrepAnswer } from '../../src/ofrep/answer.js';
 import { buildWorld } from '../helpers/world.js';
 import { kDocumentedReasons } from '../sync/flag-set-differential.js';
+import { getProject } from '../../src/model-records/project-records.js';
 
 const kNow = Date.now();
 const kContexts = 600;
@@ -123,7 +124,7 @@ const kOriginals: FlagCreate[] = [
 for (const body of kOriginals) world.run('flagCreate', { projectId: source, body, principal: kOperator });
 
 function flagdExport(projectId: string): { flags: Record<string, Record<string, unknown>> } & Record<string, unknown> {
-  const p = world.store.getProject(projectId)!;
+  const p = getProject(world.store, projectId)!;
   return exportProject(world.store, p, { format: 'flagd', env: null }, 'api', kNow) as never;
 }
 

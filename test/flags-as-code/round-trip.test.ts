@@ -15,6 +15,7 @@ import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { buildWorld } from '../helpers/world.js';
 import { exportedFile } from '../helpers/flag-file-export.js';
 import { listFlags } from '../../src/flag-records/flag-store.js';
+import { getProject } from '../../src/model-records/project-records.js';
 
 const kRuns = Number(process.env.FLAGWIRE_ROUND_TRIP_RUNS ?? 40);
 const kSeed = Number(process.env.FLAGWIRE_ROUND_TRIP_SEED ?? Date.now() % 2 ** 31);
@@ -213,7 +214,7 @@ function apply(projectId: string, document: unknown) {
 function projectRecords(projectId: string): string {
   world.store.resetReadTxn();
   return JSON.stringify({
-    project: world.store.getProject(projectId),
+    project: getProject(world.store, projectId),
     flags: listFlags(world.store, projectId),
     audiences: world.store.listAudiences(projectId),
     audit: world.store.listAudit(projectId, { limit: 1000, before: null }),

@@ -12,6 +12,7 @@ import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kEnvironmentEntryKeys, kFlatFlagKeys } from '../helpers/flag-keys.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
+import { getProject } from '../../src/model-records/project-records.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -31,7 +32,7 @@ const lastAudit = (projectId: string) => {
   return world.store.listAudit(projectId, { limit: 1, before: null })[0]!;
 };
 const shown = (flag: Flag, env: string | null = null) =>
-  JSON.parse(JSON.stringify(representFlag(flag, world.store.getProject(flag.projectId)!, env, undefined)));
+  JSON.parse(JSON.stringify(representFlag(flag, getProject(world.store, flag.projectId)!, env, undefined)));
 
 /** The detail of a refused command, after checking that nothing was written. */
 function refusal(t: Test, run: () => unknown): string {

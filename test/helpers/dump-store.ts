@@ -9,9 +9,10 @@
 // process; reliability/crash-server makes 20 of them.
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { listFlags } from '../../src/flag-records/flag-store.js';
+import { listProjects } from '../../src/model-records/project-records.js';
 
 const store = LmdbStore.open(process.argv[2]!, { readOnly: true });
-const projects = store.listProjects().map((p) => ({
+const projects = listProjects(store).map((p) => ({
   id: p.id,
   flags: listFlags(store, p.id),
   audit: store.listAudit(p.id, { limit: 10_000_000, before: null }),

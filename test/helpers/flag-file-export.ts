@@ -2,6 +2,7 @@
 // world's store: the file tests start from, edit and apply.
 import { exportProject } from '../../src/flags-as-code/export.js';
 import type { World } from './world.js';
+import { getProject } from '../../src/model-records/project-records.js';
 
 export type ExportedFile = Record<string, unknown> & { flags: Record<string, Record<string, unknown>> };
 
@@ -9,7 +10,7 @@ export function exportedFile(world: World, projectId: string): ExportedFile {
   world.store.resetReadTxn();
   return exportProject(
     world.store,
-    world.store.getProject(projectId)!,
+    getProject(world.store, projectId)!,
     { format: 'flagwire', env: null },
     'console',
     Date.now(),

@@ -14,6 +14,8 @@ import {
 } from '../../src/writer-thread/commands.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { listFlags } from '../../src/flag-records/flag-store.js';
+import { listOrgs } from '../../src/model-records/org-records.js';
+import { listProjects } from '../../src/model-records/project-records.js';
 
 export interface World {
   store: Store;
@@ -125,9 +127,9 @@ export function buildWorld(dataDir: string): World {
   const tokenIds = Object.fromEntries(Object.entries(made).map(([k, v]) => [k, v.id]));
   const snapshot = () => {
     store.resetReadTxn();
-    const projects = store.listProjects();
+    const projects = listProjects(store);
     return JSON.stringify({
-      orgs: store.listOrgs(),
+      orgs: listOrgs(store),
       projects,
       flags: projects.map((p) => listFlags(store, p.id)),
       audit: projects.map((p) => store.listAudit(p.id, { limit: 1000, before: null })),

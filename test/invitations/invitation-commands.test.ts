@@ -10,6 +10,7 @@ import { readableMail } from '../../src/model/mail.js';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
+import { listProjects } from '../../src/model-records/project-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';
@@ -117,7 +118,7 @@ t.test('only the addressee answers an invitation, once, while it lives', async (
     'FORBIDDEN',
     'only an Owner invites an Owner',
   );
-  const actions = store.listAudit(store.listProjects()[0]!.id, { limit: 10, before: null }).map((e) => `${e.actor}|${e.action}`);
+  const actions = store.listAudit(listProjects(store)[0]!.id, { limit: 10, before: null }).map((e) => `${e.actor}|${e.action}`);
   t.same(actions.slice(0, 2), [`user:${x.id}|member.accept`, `user:${owner.id}|member.invite`], 'invitation and acceptance are audited');
 });
 
@@ -133,7 +134,7 @@ t.test('a declined invitation makes no member', async (t) => {
   t.same(run('invitationDecline', { invitationId: invitation.id, principal: principalOf(x.id) }), { declined: true });
   t.equal(store.getRole(org.id, x.id), undefined);
   t.same(store.listOrgInvitations(org.id), []);
-  t.equal(store.listAudit(store.listProjects()[0]!.id, { limit: 1, before: null })[0]!.action, 'member.decline');
+  t.equal(store.listAudit(listProjects(store)[0]!.id, { limit: 1, before: null })[0]!.action, 'member.decline');
 });
 
 t.test('mail is read by its addressee, about an organisation they belong to now', async (t) => {

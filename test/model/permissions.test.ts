@@ -16,7 +16,7 @@ import {
   tokenStatus,
 } from '../../src/model/permissions.js';
 import type { FlagwireError } from '../../src/errors.js';
-import { authorizeToken } from '../../src/model/token-access.js';
+import { authorizeToken } from '../../src/model-records/token-access.js';
 import type { Token } from '../../src/model/tokens.js';
 
 type Expect = boolean | 'creator';

@@ -7,6 +7,8 @@ import { Store } from '../helpers/store.js';
 import { orgAddMember } from '../../src/orgs/org-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
+import { putOrg } from '../../src/model-records/org-records.js';
+import { putProject } from '../../src/model-records/project-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org = (id: string): Org => ({ id, name: id, plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at });
@@ -25,13 +27,13 @@ t.test("a role change made in the web console is audited in each of the organisa
   const store = Store.open(tempDir(t, 'flagwire-org-'));
   t.teardown(() => store.close());
   store.transact((w) => {
-    w.putOrg(org('org_a'));
-    w.putOrg(org('org_b'));
+    putOrg(w, org('org_a'));
+    putOrg(w, org('org_b'));
     w.putUser(user('usr_owner', 'Olive'));
     w.putUser(user('usr_ed', 'Ed'));
     w.putMember({ orgId: 'org_a', userId: 'usr_owner', role: 'owner' });
     w.putMember({ orgId: 'org_a', userId: 'usr_ed', role: 'viewer' });
-    for (const p of [project('prj_1', 'org_a'), project('prj_2', 'org_a'), project('prj_other', 'org_b')]) w.putProject(p);
+    for (const p of [project('prj_1', 'org_a'), project('prj_2', 'org_a'), project('prj_other', 'org_b')]) putProject(w, p);
   });
   const set = (role: string, actingUserId?: string) =>
     store.transact((w) =>
@@ -67,7 +69,7 @@ t.test('the last Owner keeps the role, whoever asks; a permission refusal still 
   const store = Store.open(tempDir(t, 'flagwire-org-'));
   t.teardown(() => store.close());
   store.transact((w) => {
-    w.putOrg(org('org_a'));
+    putOrg(w, org('org_a'));
     w.putUser(user('usr_owner', 'Olive'));
     w.putUser(user('usr_admin', 'Ada'));
     w.putMember({ orgId: 'org_a', userId: 'usr_owner', role: 'owner' });

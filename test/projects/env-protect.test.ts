@@ -5,6 +5,7 @@ import { principalOf, kOperator } from '../../src/actor/audit-actor.js';
 import t from 'tap';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
+import { getProject } from '../../src/model-records/project-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 
@@ -21,10 +22,10 @@ function setUp(t: TestContext) {
 
 t.test('an Admin protects and unprotects an environment, audited; the record is as before once none is', async (t) => {
   const { store, run, admin, multi } = setUp(t);
-  const before = store.getProject(multi.id);
+  const before = getProject(store, multi.id);
   const on = run('envProtect', { projectId: multi.id, env: 'production', protect: true, principal: principalOf(admin.id) });
   t.same(on.protectedEnvironments, ['production']);
-  t.same(store.getProject(multi.id)?.protectedEnvironments, ['production'], 'written');
+  t.same(getProject(store, multi.id)?.protectedEnvironments, ['production'], 'written');
   t.same(
     run('envProtect', { projectId: multi.id, env: 'production', protect: true, principal: principalOf(admin.id) }),
     on,
@@ -34,14 +35,14 @@ t.test('an Admin protects and unprotects an environment, audited; the record is 
   t.equal(entries.length, 1, 'one entry for one change');
   t.match(entries[0], { actor: `user:${admin.id}`, env: 'production', changes: { protected: { before: false, after: true } } });
   run('envProtect', { projectId: multi.id, env: 'production', protect: false, principal: principalOf(admin.id) });
-  t.strictSame(store.getProject(multi.id), before, 'nothing protected: the record as it was');
+  t.strictSame(getProject(store, multi.id), before, 'nothing protected: the record as it was');
 });
 
 t.test('a rename keeps the protection under the new name', async (t) => {
   const { store, run, admin, multi } = setUp(t);
   run('envProtect', { projectId: multi.id, env: 'production', protect: true, principal: principalOf(admin.id) });
   run('envRename', { projectId: multi.id, from: 'production', to: 'prod', principal: principalOf(admin.id) });
-  t.same(store.getProject(multi.id)?.protectedEnvironments, ['prod']);
+  t.same(getProject(store, multi.id)?.protectedEnvironments, ['prod']);
 });
 
 t.test('refused, nothing written: an Editor, an unknown environment, a single-environment project', async (t) => {

@@ -17,6 +17,8 @@ import { resolveFlag } from '../../src/provider/resolve.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
 import type { Snapshot } from '../../src/model/snapshot-shape.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
+import { getOrg } from '../../src/model-records/org-records.js';
+import { getProject } from '../../src/model-records/project-records.js';
 
 const world = buildEvalWorld();
 const { ids } = world;
@@ -36,8 +38,8 @@ function viaOfrep(key: string, context: EvaluationContext, project: string) {
 }
 
 function snapshotOf(projectId: string, env: string | null, now = Date.now()): Snapshot {
-  const project = world.store.getProject(projectId)!;
-  return buildSnapshot(world.store, project, env, world.store.getOrg(project.orgId!)!, now);
+  const project = getProject(world.store, projectId)!;
+  return buildSnapshot(world.store, project, env, getOrg(world.store, project.orgId!)!, now);
 }
 
 /** The provider's answer as OFREP's body shape ({value?, reason, variant?} or {errorCode, errorDetails}). */

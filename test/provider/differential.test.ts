@@ -18,6 +18,8 @@ import { buildSnapshot } from '../../src/snapshots/build.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { buildEvalWorld } from '../eval/eval-world.js';
 import { getFlag, listFlags, putFlag } from '../../src/flag-records/flag-store.js';
+import { getOrg } from '../../src/model-records/org-records.js';
+import { getProject } from '../../src/model-records/project-records.js';
 
 const kFlags = 120;
 const kContexts = 1000;
@@ -114,8 +116,8 @@ function viaOfrep(key: string, context: EvaluationContext) {
 
 t.test(`${kFlags} generated flags x ${kContexts} generated contexts: the provider answers as OFREP`, async (t) => {
   world.store.resetReadTxn();
-  const project = world.store.getProject(ids.single)!;
-  const snapshot = compileSnapshot(buildSnapshot(world.store, project, null, world.store.getOrg(project.orgId!)!, Date.now()));
+  const project = getProject(world.store, ids.single)!;
+  const snapshot = compileSnapshot(buildSnapshot(world.store, project, null, getOrg(world.store, project.orgId!)!, Date.now()));
   const fractional = listFlags(world.store, ids.single).filter((f) => f.bucketing === 'fractional').length;
   t.equal(fractional, kFlags / 2, 'half the generated flags bucket as flagd does');
   const ctx = new OfrepContext();

@@ -17,6 +17,7 @@ import { managementRequests, wireRequest } from '../helpers/fuzz-requests.js';
 import { HangError, RawClient, rawRequest, type RawReply } from '../helpers/raw-http.js';
 import { StoreDigest } from '../helpers/store-digest.js';
 import { buildRichWorld, flagShapeProblems, kLong, kUnlimited } from './support.js';
+import { getProject } from '../../src/model-records/project-records.js';
 
 const kRuns = Number(process.env.FLAGWIRE_FUZZ_RUNS ?? (kLong ? 50_000 : 8_000));
 const kSeed = Number(process.env.FLAGWIRE_FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -52,7 +53,7 @@ t.test(`Management API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
     [world.multiB.secret, world.multiB.project],
   ]);
   world.store.resetReadTxn();
-  const projectEnvs = new Map(world.projects.map((id) => [id, world.store.getProject(id)!.environments]));
+  const projectEnvs = new Map(world.projects.map((id) => [id, getProject(world.store, id)!.environments]));
   const ownFlags = new Map(
     [...projectOf].map(([secret, project]) => [secret, world.flags.filter((f) => f.project === project).map((f) => f.id)]),
   );

@@ -20,6 +20,7 @@ import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { LmdbWritePath } from '../../src/store/write-path.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
+import { getOrg } from '../../src/model-records/org-records.js';
 
 const now = Date.UTC(2030, 0, 1);
 
@@ -184,7 +185,7 @@ t.test('a schema 9 data file (no change log) opens, is migrated, and logs from t
   const path = new LmdbWritePath(store);
   t.teardown(() => path.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(store.getOrg('org_1')?.name, 'Acme', 'its records are kept');
+  t.equal(getOrg(store, 'org_1')?.name, 'Acme', 'its records are kept');
   t.match(store.source(), /^[0-9a-f-]{36}$/, 'it has an id of its own now');
   t.strictSame(store.revisionsAfter(7), [], 'nothing after its revision');
   t.equal(store.revisionsAfter(6), null, 'what came before the log is not reached');

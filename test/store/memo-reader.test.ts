@@ -8,6 +8,7 @@ import { MemoReader } from '../../src/store/memo-reader.js';
 import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { getFlag, putFlag } from '../../src/flag-records/flag-store.js';
+import { getOrg, putOrg } from '../../src/model-records/org-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org: Org = { id: 'org_1', name: 'Acme', plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at };
@@ -28,7 +29,7 @@ t.test('a record is decoded once per commit and read again after any commit', as
   const store = Store.open(tempDir(t, 'flagwire-memo-'));
   t.teardown(() => store.close());
   store.transact((w) => {
-    w.putOrg(org);
+    putOrg(w, org);
     putFlag(w, flag);
   });
   let decodes = 0;
@@ -54,9 +55,9 @@ t.test('a record is decoded once per commit and read again after any commit', as
   t.equal(getFlag(memo, 'flg_1'), first, 'until renewed, a reader keeps its snapshot');
   memo.resetReadTxn();
   t.strictSame(getFlag(memo, 'flg_1')?.cohorts, ['bob'], 'after a commit and a renewal, the new record');
-  store.transact((w) => w.putOrg({ ...org, standing: 'lapsed' }));
+  store.transact((w) => putOrg(w, { ...org, standing: 'lapsed' }));
   memo.resetReadTxn();
-  t.equal(memo.getOrg('org_1')?.standing, 'lapsed', 'a commit of any record renews every memo');
+  t.equal(getOrg(memo, 'org_1')?.standing, 'lapsed', 'a commit of any record renews every memo');
 });
 
 t.test('memoised records are frozen: a reader cannot change what the next request reads', async (t) => {

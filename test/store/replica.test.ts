@@ -17,6 +17,7 @@ import { runCommand } from '../../src/writer-thread/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestContext } from '../helpers/cli.js';
 import { listFlags } from '../../src/flag-records/flag-store.js';
+import { listOrgs } from '../../src/model-records/org-records.js';
 
 const now = Date.UTC(2030, 0, 1);
 
@@ -81,14 +82,14 @@ t.test("replaceAll replaces everything, and keeps the copy's configSeq moving", 
     { kind: 'org', value: { id: 'org_new', name: 'New', plan: 'free', trialEndsAt: null, standing: 'good', createdAt: now } },
   ]);
   t.strictSame(
-    copy.listOrgs().map((o) => o.name),
+    listOrgs(copy).map((o) => o.name),
     ['New'],
   );
   t.ok(copy.configSeq() > seq, 'readers see a new commit number');
   t.equal(copy.replicaRevision(), 7);
   copy.replaceAll('db-2', 6, []);
   t.strictSame(
-    copy.listOrgs().map((o) => o.name),
+    listOrgs(copy).map((o) => o.name),
     ['New'],
     'an older full copy of the same database never replaces a newer one',
   );

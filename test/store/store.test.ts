@@ -40,6 +40,8 @@ import {
   putSchedule,
 } from '../../src/release-plans/plan-store.js';
 import { deleteFlag, findFlagByName, getFlag, getUsage, listFlags, putFlag, putUsage } from '../../src/flag-records/flag-store.js';
+import { getOrg, putOrg, listOrgs } from '../../src/model-records/org-records.js';
+import { putProject, listProjects, getProject } from '../../src/model-records/project-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 
@@ -153,13 +155,13 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
   t.equal(store.schemaVersion(), kSchemaVersion);
   const seqBefore = store.configSeq();
   const written = store.transact((w) => {
-    w.putOrg(org);
-    w.putOrg(org2);
+    putOrg(w, org);
+    putOrg(w, org2);
     w.putUser(user);
     w.putMember({ orgId: 'org_1', userId: 'usr_1', role: 'admin' });
     w.putMember({ orgId: 'org_2', userId: 'usr_1', role: 'viewer' });
-    w.putProject(project);
-    w.putProject(multi);
+    putProject(w, project);
+    putProject(w, multi);
     w.putAudience(audience);
     putFlag(w, single);
     putFlag(w, older);
@@ -184,8 +186,8 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
   t.teardown(() => again.close());
   t.notOk(again.isEmpty());
   t.ok(again.isDemoSeeded());
-  t.strictSame(again.getOrg('org_1'), org);
-  t.strictSame(again.listOrgs(), [org, org2]);
+  t.strictSame(getOrg(again, 'org_1'), org);
+  t.strictSame(listOrgs(again), [org, org2]);
   t.strictSame(again.getUser('usr_1'), user);
   t.strictSame(again.findUserByEmail('olive@acme.TEST'), user, 'e-mail lookup ignores case');
   t.equal(again.findUserByEmail('nobody@acme.test'), undefined);
@@ -194,8 +196,8 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
   t.equal(again.getRole('org_1', 'usr_1'), 'admin');
   t.equal(again.getRole('org_1', 'usr_2'), undefined);
   t.strictSame(again.listMembers('org_2'), [{ orgId: 'org_2', userId: 'usr_1', role: 'viewer' }]);
-  t.strictSame(again.getProject('prj_2'), multi);
-  t.strictSame(again.listProjects(), [project, multi]);
+  t.strictSame(getProject(again, 'prj_2'), multi);
+  t.strictSame(listProjects(again), [project, multi]);
   t.strictSame(again.getAudience('aud_1'), audience);
   t.strictSame(again.listAudiences('prj_1'), [audience]);
   t.strictSame(again.listAudiences('prj_2'), []);
@@ -220,7 +222,7 @@ t.test('updates replace, deletes remove, and indexes follow', async (t) => {
   const store = Store.open(dir);
   t.teardown(() => store.close());
   store.transact((w) => {
-    w.putProject(project);
+    putProject(w, project);
     putFlag(w, single);
     putFlag(w, older);
     w.putToken(token);
@@ -243,18 +245,18 @@ t.test('writes only inside transact; a throwing transaction writes nothing', asy
   const dir = tempDir(t, 'flagwire-store-');
   const store = Store.open(dir);
   t.teardown(() => store.close());
-  t.throws(() => store.putOrg(org), /store writes must run inside Store\.transact/);
+  t.throws(() => putOrg(store, org), /store writes must run inside Store\.transact/);
   const seq = store.configSeq();
   t.throws(
     () =>
       store.transact((w) => {
-        w.putOrg(org);
+        putOrg(w, org);
         w.appendAudit(audit('prj_1', 'flag.delete'));
         throw new Error('boom');
       }),
     /boom/,
   );
-  t.equal(store.getOrg('org_1'), undefined);
+  t.equal(getOrg(store, 'org_1'), undefined);
   t.strictSame(store.listAudit('prj_1', { limit: 10, before: null }), []);
   t.equal(store.configSeq(), seq, 'no commit');
   const entry = store.transact((w) => w.appendAudit(audit('prj_1', 'flag.describe')));
@@ -265,7 +267,7 @@ t.test('configSeq moves only with configuration: audit, activity and mail writes
   const dir = tempDir(t, 'flagwire-store-');
   const store = Store.open(dir);
   t.teardown(() => store.close());
-  store.transact((w) => w.putOrg(org));
+  store.transact((w) => putOrg(w, org));
   const seq = store.configSeq();
   store.transact((w) => {
     w.putActivity(activity);
@@ -289,11 +291,11 @@ t.test('transactEach rolls back only the function that throws', async (t) => {
   const failure = new Error('second fails');
   const results = store.transactEach<string | number>([
     (w) => {
-      w.putOrg(org);
+      putOrg(w, org);
       return 'a';
     },
     (w) => {
-      w.putOrg(org2);
+      putOrg(w, org2);
       w.appendAudit(audit('prj_1', 'flag.delete'));
       throw failure;
     },
@@ -307,8 +309,8 @@ t.test('transactEach rolls back only the function that throws', async (t) => {
     { ok: false, error: failure },
     { ok: true, value: 1 },
   ]);
-  t.strictSame(store.getOrg('org_1'), org);
-  t.equal(store.getOrg('org_2'), undefined, "the failing function's writes are gone");
+  t.strictSame(getOrg(store, 'org_1'), org);
+  t.equal(getOrg(store, 'org_2'), undefined, "the failing function's writes are gone");
   t.strictSame(store.getUser('usr_1'), user, "the later function's writes stay");
   t.strictSame(
     store.listAudit('prj_1', { limit: 10, before: null }).map((e) => e.action),
@@ -685,11 +687,11 @@ t.test('a data dir with files Flagwire did not write is refused, never written o
 t.test('a read-only open sees committed data', async (t) => {
   const dir = tempDir(t, 'flagwire-store-');
   const writer = Store.open(dir);
-  writer.transact((w) => w.putOrg(org));
+  writer.transact((w) => putOrg(w, org));
   await writer.close();
   const reader = Store.open(dir, { readOnly: true });
   t.teardown(() => reader.close());
-  t.strictSame(reader.getOrg('org_1'), org);
+  t.strictSame(getOrg(reader, 'org_1'), org);
 });
 
 t.test('a schema 6 data dir (no hooks database) reads as no webhooks, and is migrated when opened for writing', async (t) => {

@@ -16,7 +16,7 @@ import type { FlagdServing } from '../../flags/flagd-serving-shape.js';
 import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
 import type { DeliveryBody, WebhookBody } from '../../webhooks/schemas.js';
 import type { FragmentBody } from '../../fragments/schemas.js';
-import type { ProjectAccess } from '../../console-route/access.js';
+import type { ProjectAccess } from '../../console-route/project-access.js';
 import type { ExperimentBody, ExperimentResultsBody } from '../../experiments/schemas.js';
 import type { ClientKeyBody } from '../../client-keys/schemas.js';
 import type { ClientKeyUse } from '../../client-keys/client-key.js';

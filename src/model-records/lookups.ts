@@ -1,20 +1,17 @@
 // Looking a record up by id, or the 404 that says it does not exist: one home and one wording for every
 // kind. They take any reader of records (a StoreReader is one, and so is the writer's StoreWriter), so
-// the main thread, the console and the writer thread call the same functions. The reader is typed here,
-// by what these functions read, so the model does not depend on the store above it.
+// the main thread, the console and the writer thread call the same functions. Beside the records' own
+// reads (org-records.ts, project-records.ts), so that a kind's look-up and its 404 have one home.
 import { FlagwireError } from '../errors.js';
-import type { Org, User } from './accounts.js';
-import type { Audience, Project } from './projects.js';
-import type { Token } from './tokens.js';
+import type { Org, User } from '../model/accounts.js';
+import type { Audience, Project } from '../model/projects.js';
+import type { Token } from '../model/tokens.js';
+import type { StoreReader } from '../store/interfaces.js';
+import { getOrg } from './org-records.js';
+import { getProject } from './project-records.js';
 
 /** What the look-ups read: the matching part of the store's StoreReader. */
-export interface RecordReader {
-  getProject(id: string): Project | undefined;
-  getOrg(id: string): Org | undefined;
-  getUser(id: string): User | undefined;
-  getAudience(id: string): Audience | undefined;
-  getToken(id: string): Token | undefined;
-}
+export type RecordReader = Pick<StoreReader, 'getKeyed' | 'getUser' | 'getAudience' | 'getToken'>;
 
 export type RecordKind = 'flag' | 'project' | 'organisation' | 'user' | 'audience' | 'token' | 'invitation';
 
@@ -32,11 +29,11 @@ function found<T>(record: T | undefined, kind: RecordKind, id: string): T {
 }
 
 export function requireProject(r: RecordReader, id: string): Project {
-  return found(r.getProject(id), 'project', id);
+  return found(getProject(r, id), 'project', id);
 }
 
 export function requireOrg(r: RecordReader, id: string): Org {
-  return found(r.getOrg(id), 'organisation', id);
+  return found(getOrg(r, id), 'organisation', id);
 }
 
 export function requireUser(r: RecordReader, id: string): User {

@@ -4,12 +4,14 @@
 // again because the token, its project or its organisation may have changed while the change waited
 // for the write lock: a write is authorised when it is applied, not only when it arrives.
 import { FlagwireError } from '../errors.js';
-import type { Org } from './accounts.js';
+import type { Org } from '../model/accounts.js';
 import type { RecordReader } from './lookups.js';
-import { secretStatus } from './permissions.js';
-import { isManagementEligible } from './plans.js';
-import type { Project } from './projects.js';
-import type { Token } from './tokens.js';
+import { secretStatus } from '../model/permissions.js';
+import { isManagementEligible } from '../model/plans.js';
+import type { Project } from '../model/projects.js';
+import type { Token } from '../model/tokens.js';
+import { getOrg } from './org-records.js';
+import { getProject } from './project-records.js';
 
 export interface AuthContext {
   token: Token;
@@ -17,7 +19,7 @@ export interface AuthContext {
   org: Org;
 }
 
-export type AccessReader = Pick<RecordReader, 'getToken' | 'getProject' | 'getOrg'>;
+export type AccessReader = Pick<RecordReader, 'getToken' | 'getKeyed'>;
 
 export function unknownToken(): FlagwireError {
   return new FlagwireError('UNKNOWN_TOKEN', 'This token does not exist; create one in the console.');
@@ -35,8 +37,8 @@ export function authorizeToken(r: AccessReader, token: Token, now: number): Auth
     );
   }
   if (status === 'expired') throw new FlagwireError('TOKEN_EXPIRED', 'This token has expired; create a new one in the console.');
-  const project = r.getProject(token.projectId);
-  const org = project?.orgId ? r.getOrg(project.orgId) : undefined;
+  const project = getProject(r, token.projectId);
+  const org = project?.orgId ? getOrg(r, project.orgId) : undefined;
   if (!project || !org) throw new FlagwireError('UNKNOWN_TOKEN', 'This token no longer belongs to a project.');
   if (!isManagementEligible(org, now)) {
     throw new FlagwireError(
