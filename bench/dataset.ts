@@ -21,6 +21,7 @@ import type { Audience } from '../src/model/projects.js';
 import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
 import { listFlags } from '../src/flag-records/flag-store.js';
 import { jsonBody } from '../src/model/request-body.js';
+import { listAudiences } from '../src/model-records/project-records.js';
 
 export interface BenchFlag {
   id: string;
@@ -202,7 +203,7 @@ function generate(store: LmdbStore): BenchData {
   const tokens = store.transact((w) => ({
     read: run(w, 'tokenCreate', { projectId: p01, principal: principalOf(base.ownerId), name: 'bench-read', permission: 'read' }),
     write: run(w, 'tokenCreate', { projectId: p01, principal: principalOf(base.ownerId), name: 'bench-write', permission: 'write' }),
-    audiences: w.listAudiences(p01),
+    audiences: listAudiences(w, p01),
   }));
 
   return {

@@ -24,7 +24,7 @@ import { versionFromIfMatch } from './request-version.js';
 import { listRequests, pendingRequests, requireRequest } from './requests.js';
 import { getRollout, getSchedule } from '../release-plans/plan-store.js';
 import { getFlag } from '../flag-records/flag-store.js';
-import { getProject } from '../model-records/project-records.js';
+import { getProject, listAudiences } from '../model-records/project-records.js';
 
 /** Decided requests the requests page lists, newest first: the history is paged no further in the console. */
 export const kHistoryShown = 50;
@@ -79,7 +79,7 @@ export function requestPageView(call: ApiCall) {
     ...access,
     request: entry(call, request),
     mayWithdraw: request.status === 'pending' && isAuthorOf(request, { id: `user:${call.user.id}`, name: call.user.name }),
-    audiences: call.store.listAudiences(access.project.id).map((a) => ({ id: a.id, name: a.name })),
+    audiences: listAudiences(call.store, access.project.id).map((a) => ({ id: a.id, name: a.name })),
     altered: (request.alters ?? []).map((id) => alteredOf(call.store, id)),
   };
 }

@@ -7,6 +7,7 @@ import { type Names, requestTitle } from '../words/audit-sentences.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ChangeRequest } from './records.js';
 import { getFlag } from '../flag-records/flag-store.js';
+import { listAudiences } from '../model-records/project-records.js';
 
 export function titleOf(r: StoreReader, request: ChangeRequest): string {
   // A flag the request makes is named by the request itself; any other by its name now.
@@ -23,7 +24,7 @@ export function titleOf(r: StoreReader, request: ChangeRequest): string {
   }
   const names: Names = {
     flags,
-    audiences: new Map(r.listAudiences(request.projectId).map((a) => [a.id, a.name])),
+    audiences: new Map(listAudiences(r, request.projectId).map((a) => [a.id, a.name])),
     people: new Map(),
   };
   return requestTitle(request.audit, names);

@@ -4,6 +4,7 @@ import { projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { listFlags } from '../flag-records/flag-store.js';
 import { auditView as entryAsShown } from '../model/audit.js';
+import { listAudiences } from '../model-records/project-records.js';
 
 const kDefaultAuditLimit = 25;
 const kMaxAuditLimit = 200;
@@ -49,7 +50,7 @@ export function auditView(call: ApiCall) {
     entries,
     nextBefore: more ? before : null,
     flags: named(listFlags(call.store, access.project.id)),
-    audiences: named(call.store.listAudiences(access.project.id)),
+    audiences: named(listAudiences(call.store, access.project.id)),
     people: peopleInKeys(call, access.project.orgId, entries),
     actors: actorChoices(call, access.project.id, access.project.orgId),
   };

@@ -45,12 +45,9 @@ import { fragmentRules, projectFragments } from '../flag-records/fragment-record
 import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
 import { getFlag, listFlags } from '../flag-records/flag-store.js';
 import { getOrg } from '../model-records/org-records.js';
-import { getProject } from '../model-records/project-records.js';
+import { getProject, getAudience, listAudiences } from '../model-records/project-records.js';
 
-export type EngineStore = Pick<
-  SnapshotReader,
-  'resetReadTxn' | 'configSeq' | 'revision' | 'getKeyed' | 'listKeyedBy' | 'getAudience' | 'listAudiences'
->;
+export type EngineStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'revision' | 'getKeyed' | 'listKeyedBy'>;
 
 /** One state of a flag version (the flag's, or one environment's), compiled: the spec's rules, and its typed variants if it has them. */
 export interface EvalState extends CompiledState {
@@ -417,7 +414,7 @@ export class EvalEngine {
       validEnvs,
       envMissing: evalErrorBody('NOT_FOUND', `This is a multi-environment project: add the "env" query parameter (${validEnvs}).`),
       org,
-      configTag: projectConfigTag(project, flags, this.store.listAudiences(project.id), org, this.fragmentsOf(project.id)?.updatedAt),
+      configTag: projectConfigTag(project, flags, listAudiences(this.store, project.id), org, this.fragmentsOf(project.id)?.updatedAt),
     };
   }
 
@@ -513,7 +510,7 @@ export class EvalEngine {
 
   /** An audience of the flag's own project; one that is missing (or foreign) never matches. */
   private audience(id: string, projectId: string): Audience | undefined {
-    const audience = this.store.getAudience(id);
+    const audience = getAudience(this.store, id);
     return audience !== undefined && audience.projectId === projectId ? audience : undefined;
   }
 

@@ -29,6 +29,7 @@ import { fragmentRules, projectFragments } from '../flag-records/fragment-record
 import { resolvedTyped } from '../flag-records/fragment-resolve.js';
 import { type CompiledVariants, compileVariants } from '../eval-engine/variants.js';
 import { getFlag } from '../flag-records/flag-store.js';
+import { listAudiences } from '../model-records/project-records.js';
 
 /**
  * The Evaluation API's context is a query string, which uWebSockets.js holds to 4 KiB with the request
@@ -81,7 +82,7 @@ function playground(call: ApiCall): PlaygroundView {
     throw new FlagwireError('INVALID_REQUEST', `Unknown environment "${ctx.env}" for this project; ${project.validEnvs}.`);
   const tried = (body as PlaygroundRequest).rule;
   const triedVariants = tried === undefined ? null : triedRule(call.store, access.project.id, env, tried);
-  const audiences = new Map(call.store.listAudiences(access.project.id).map((a) => [a.id, a]));
+  const audiences = new Map(listAudiences(call.store, access.project.id).map((a) => [a.id, a]));
   const allowed = engine.audiencesAllowed(project.org);
   const results = project.flags.map((flag) => {
     const saved = stateInProjectEnv(flag, env)!;
@@ -158,8 +159,6 @@ function sameSnapshot(store: StoreReader): EngineStore {
     configSeq: () => store.configSeq(),
     revision: () => store.revision(),
     listKeyedBy: (kind, index, key, range) => store.listKeyedBy(kind, index, key, range),
-    getAudience: (id) => store.getAudience(id),
-    listAudiences: (projectId) => store.listAudiences(projectId),
     getKeyed: (kind, key) => store.getKeyed(kind, key),
   };
 }

@@ -13,10 +13,11 @@ import type { Flag } from '../model/flags.js';
 import { same } from '../model/json-same.js';
 import type { WrittenChange } from '../capability/capability.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
-import { kAudienceRecords } from '../store/record-kinds.js';
+import { kAudienceRecords } from '../model-records/project-records.js';
 import { ruleRefs } from '../targeting/refs.js';
 import { type Experiment, experimentStatus, getExperiment, putExperiment } from './experiment-records.js';
 import { envsOf, where } from './running-keys.js';
+import { getAudience } from '../model-records/project-records.js';
 
 /**
  * What decides who gets which variant of `flag` in `env`: its name (what clients ask for) and bucketing,
@@ -34,7 +35,7 @@ export function allocationOf(r: StoreReader, flag: Flag, env: string | null): Re
     enabled: state.enabled,
     trafficPercentage: state.trafficPercentage,
     cohorts: state.cohorts,
-    audience: state.audienceId === null ? null : { id: state.audienceId, rules: r.getAudience(state.audienceId)?.rules ?? null },
+    audience: state.audienceId === null ? null : { id: state.audienceId, rules: getAudience(r, state.audienceId)?.rules ?? null },
     typed: typed === undefined ? null : { variants: typed.variants, defaultVariant: typed.defaultVariant, targeting: typed.targeting },
     fragments: fragments.map((name) => {
       const fragment = shared.find((f) => f.name === name);

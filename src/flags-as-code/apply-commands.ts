@@ -42,6 +42,7 @@ import {
 } from '../experiments/experiment-commands.js';
 import { experimentStatus, getExperiment } from '../experiments/experiment-records.js';
 import { experimentPath } from './experiments.js';
+import { listAudiences } from '../model-records/project-records.js';
 
 export interface PlanInput {
   projectId: string;
@@ -358,7 +359,7 @@ class ChangeRunner {
   }
 
   private audienceId(name: string): string | undefined {
-    return this.w.listAudiences(this.project.id).find((a) => a.name === name)?.id;
+    return listAudiences(this.w, this.project.id).find((a) => a.name === name)?.id;
   }
 
   /** By the store's index of names: a file of thousands of flags is applied without reading every flag per change. */

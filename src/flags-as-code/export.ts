@@ -19,6 +19,7 @@ import { apiView, type ModelView, projectModel, sortedByName } from './project-m
 import { kBucketingKey } from '../flags/bucketing.js';
 import { listFlags } from '../flag-records/flag-store.js';
 import { getOrg } from '../model-records/org-records.js';
+import { listAudiences } from '../model-records/project-records.js';
 
 export type ExportFormat = 'flagwire' | 'flagd';
 export const kExportFormats: readonly ExportFormat[] = ['flagwire', 'flagd'];
@@ -61,7 +62,7 @@ function flagdDocument(r: StoreReader, project: Project, environment: string | n
   const org = project.orgId === null ? null : getOrg(r, project.orgId);
   const ctx: FlagdFlagContext = {
     environment,
-    audiences: r.listAudiences(project.id),
+    audiences: listAudiences(r, project.id),
     audiencesAllowed: hasAudiences(org, now),
     fragments: new ResolvedFragments(fragmentRules(projectFragments(r, project.id))),
     refs: 'kept',

@@ -16,6 +16,7 @@ import type { StoreReader } from '../store/interfaces.js';
 import { fragmentRule, listFragments } from '../flag-records/fragment-records.js';
 import { listFlags } from '../flag-records/flag-store.js';
 import { type ExperimentPlan, experimentStatus, listExperiments, planOf } from '../experiments/experiment-records.js';
+import { listAudiences } from '../model-records/project-records.js';
 
 export interface ModelState {
   enabled: boolean;
@@ -95,7 +96,7 @@ export function defaultModelState(): ModelState {
 
 /** The stored project as a model, flags sorted by name (code-point order: the same bytes on every machine). */
 export function projectModel(r: StoreReader, project: Project): ProjectModel {
-  const audiences = r.listAudiences(project.id);
+  const audiences = listAudiences(r, project.id);
   const audienceName = new Map(audiences.map((a) => [a.id, a.name]));
   // fromEntries, not assignment: a flag named "__proto__" is a key like any other (assigned, it would set the prototype).
   const stored = sortedByName(listFlags(r, project.id));

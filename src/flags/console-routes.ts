@@ -13,6 +13,7 @@ import { flagdServing } from './flagd-serving.js';
 import { listFragments } from '../flag-records/fragment-records.js';
 import { getUsage, listFlags } from '../flag-records/flag-store.js';
 import { flagEtag } from './flag-version.js';
+import { listAudiences } from '../model-records/project-records.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
 const kDescribeForm = compileForm(Type.Object({ description: FormText }));
@@ -43,7 +44,7 @@ export function projectView(call: ApiCall) {
     hourly[f.id] = hourlySeries(usage?.hours, call.now, kListHours);
     return representFlag(f, project, null, usage);
   });
-  return { ...access, flags, stale, staleDays: kDefaultStaleDays, hourly, splits, audiences: call.store.listAudiences(project.id) };
+  return { ...access, flags, stale, staleDays: kDefaultStaleDays, hourly, splits, audiences: listAudiences(call.store, project.id) };
 }
 
 export function flagView(call: ApiCall) {
@@ -57,7 +58,7 @@ export function flagView(call: ApiCall) {
     flagWideCohorts: flag.kind === 'groupflag' ? flag.cohorts : null,
     // Whether flagd's flag sets serve it, per environment (docs/design.md §2c), as the Management API says.
     flagd: flagdServing(call.store, flag, access.project, access.org, call.now),
-    audiences: call.store.listAudiences(access.project.id),
+    audiences: listAudiences(call.store, access.project.id),
     // The project's shared fragments by name: what the rule builder's "matches shared fragment" offers.
     fragments: listFragments(call.store, access.project.id).map((f) => f.name),
   };

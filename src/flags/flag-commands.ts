@@ -43,6 +43,7 @@ import { type FragmentRules, fragmentRules, projectFragments } from '../flag-rec
 import { flagRefsProblem } from './fragment-refs.js';
 import { deleteFlag, findFlagByName, putFlag } from '../flag-records/flag-store.js';
 import { requireFlagUnchanged } from './flag-version.js';
+import { getAudience } from '../model-records/project-records.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
@@ -360,7 +361,7 @@ export function checkPatch(
 }
 
 function audienceProblem(w: StoreReader, project: Project, audienceId: string): string[] {
-  const audience = w.getAudience(audienceId);
+  const audience = getAudience(w, audienceId);
   return audience && audience.projectId === project.id ? [] : [`Audience "${audienceId}" does not exist on this project.`];
 }
 

@@ -10,10 +10,11 @@ import type { FlagdServing } from './flagd-serving-shape.js';
 import { flagdInexpressible } from './flagd-flag.js';
 import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
 import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
+import { listAudiences } from '../model-records/project-records.js';
 
 /** `flag` in each flag set of `project` (one per environment of a multi-environment project, else one), with `org` its organisation. */
 export function flagdServing(store: StoreReader, flag: Flag, project: Project, org: Org | null | undefined, now: number): FlagdServing[] {
-  const audiences = store.listAudiences(project.id);
+  const audiences = listAudiences(store, project.id);
   const allowed = hasAudiences(org, now);
   const fragments = new ResolvedFragments(fragmentRules(projectFragments(store, project.id)));
   const environments: (string | null)[] = project.kind === 'multi' ? project.environments : [null];

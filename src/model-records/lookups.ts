@@ -8,10 +8,10 @@ import type { Audience, Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { getOrg } from './org-records.js';
-import { getProject } from './project-records.js';
+import { getProject, getAudience } from './project-records.js';
 
 /** What the look-ups read: the matching part of the store's StoreReader. */
-export type RecordReader = Pick<StoreReader, 'getKeyed' | 'getUser' | 'getAudience' | 'getToken'>;
+export type RecordReader = Pick<StoreReader, 'getKeyed' | 'getUser' | 'getToken'>;
 
 export type RecordKind = 'flag' | 'project' | 'organisation' | 'user' | 'audience' | 'token' | 'invitation';
 
@@ -41,7 +41,7 @@ export function requireUser(r: RecordReader, id: string): User {
 }
 
 export function requireAudience(r: RecordReader, id: string): Audience {
-  return found(r.getAudience(id), 'audience', id);
+  return found(getAudience(r, id), 'audience', id);
 }
 
 export function requireToken(r: RecordReader, id: string): Token {

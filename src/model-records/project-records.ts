@@ -1,8 +1,9 @@
-// Projects as the store keeps them (keyedRecords: each under its id in the projects database, filed by
-// its organisation or, for a personal one, its owner), and every read and write of them. Projects are
+// Projects and their audiences as the store keeps them (keyedRecords: a project under its id in the
+// projects database, filed by its organisation or, for a personal one, its owner; an audience under its id
+// in the audiences database, filed by its project), and every read and write of them. Both are
 // configuration: relayed, and every write of one moves the store's revision.
 import { byCreation } from '../model/by-creation.js';
-import type { Project } from '../model/projects.js';
+import type { Audience, Project } from '../model/projects.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { keyedRecords } from '../store/record-kinds.js';
 
@@ -40,4 +41,28 @@ export function listPersonalProjects(r: Pick<StoreReader, 'listKeyedBy'>, userId
 
 export function putProject(w: Pick<StoreWriter, 'putKeyed'>, project: Project): void {
   w.putKeyed(kProjectRecords, project);
+}
+
+export const kAudienceRecords = keyedRecords<Audience>()({
+  name: 'audience',
+  database: 'audiences',
+  relayed: true,
+  key: (audience) => audience.id,
+  indexes: {
+    /** A project's audiences, in the order of their ids. */
+    project: { keysOf: (audience) => [audience.projectId] },
+  },
+});
+
+export function getAudience(r: Pick<StoreReader, 'getKeyed'>, id: string): Audience | undefined {
+  return r.getKeyed(kAudienceRecords, id);
+}
+
+/** The project's audiences, in the order of their ids. */
+export function listAudiences(r: Pick<StoreReader, 'listKeyedBy'>, projectId: string): Audience[] {
+  return r.listKeyedBy(kAudienceRecords, 'project', projectId);
+}
+
+export function putAudience(w: Pick<StoreWriter, 'putKeyed'>, audience: Audience): void {
+  w.putKeyed(kAudienceRecords, audience);
 }

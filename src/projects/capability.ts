@@ -1,6 +1,5 @@
 // Projects, their environments and audiences as a capability (src/capability/capability.ts).
-import { kAudienceRecords } from '../store/record-kinds.js';
-import { kProjectRecords } from '../model-records/project-records.js';
+import { kAudienceRecords, kProjectRecords } from '../model-records/project-records.js';
 import { defineCapability } from '../capability/capability.js';
 import { kProjectAuditActions, kProjectCommands } from './project-commands.js';
 import { kAudienceEnvironmentState } from './environment-state.js';

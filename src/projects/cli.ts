@@ -6,7 +6,7 @@ import { type Args, splitList, UsageError } from '../cli-command/args.js';
 import { command, type CliCommand, many, str } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';
 import { kProjectCommands } from './project-commands.js';
-import { listProjects, listPersonalProjects, listOrgProjects } from '../model-records/project-records.js';
+import { listProjects, listPersonalProjects, listOrgProjects, listAudiences } from '../model-records/project-records.js';
 
 const kRuleHelp = 'ATTR=V1[,V2...]: the request attribute ATTR must equal one of the values; repeat for more rules (all must match)';
 const kProjectCreateUsage = 'project create --name NAME (--org ORG_ID | --owner USER_ID) [--kind single|multi] [--env NAME]...';
@@ -162,7 +162,7 @@ export const kProjectCli: readonly CliCommand[] = [
     summary: "a project's audiences -> {audiences}",
     positionals: ['PROJECT_ID'],
     options: {},
-    run: (args, ctx) => ctx.read((r) => ({ audiences: r.listAudiences(requireProject(r, args.positional('PROJECT_ID')).id) })),
+    run: (args, ctx) => ctx.read((r) => ({ audiences: listAudiences(r, requireProject(r, args.positional('PROJECT_ID')).id) })),
     human: (result: { audiences: Audience[] }) => out.renderAudiences(result.audiences),
   }),
 ];

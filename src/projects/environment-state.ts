@@ -3,12 +3,12 @@
 // plan runs or a pending change request is applied (EnvRead).
 import type { EnvironmentBearing } from '../store/interfaces.js';
 import type { Audience } from '../model/projects.js';
-import { kAudienceRecords } from '../store/record-kinds.js';
+import { getAudience, kAudienceRecords } from '../model-records/project-records.js';
 
 export const kAudienceEnvironmentState: EnvironmentBearing<Audience> = {
   kind: kAudienceRecords,
   projectOf: (audience) => audience.projectId,
-  stored: (r, audience) => r.getAudience(audience.id),
+  stored: (r, audience) => getAudience(r, audience.id),
   view(_r, audience, _env, reads) {
     if (audience === undefined) return null;
     const used = reads().some(({ state }) => state.enabled && state.audienceId === audience.id);

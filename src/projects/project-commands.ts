@@ -14,7 +14,7 @@ import { can, describeRole } from '../model/permissions.js';
 import { renamePlansEnvironment } from '../release-plans/plan-environments.js';
 import { listFlags, putFlag } from '../flag-records/flag-store.js';
 import { getOrg } from '../model-records/org-records.js';
-import { putProject, listPersonalProjects, listOrgProjects } from '../model-records/project-records.js';
+import { putProject, listPersonalProjects, listOrgProjects, listAudiences, putAudience } from '../model-records/project-records.js';
 
 /** Every audit action the project commands write. */
 export const kProjectAuditActions = ['env.add', 'env.rename', 'env.protect', 'audience.create', 'audience.update'] as const;
@@ -175,7 +175,7 @@ export function audienceCreate(w: StoreWriter, input: AudienceCreateInput, now: 
     rules: checkRules(input.rules),
     updatedAt: now,
   };
-  w.putAudience(audience);
+  putAudience(w, audience);
   audit(w, actor, audience.projectId, 'audience.create', null, { audience: { before: null, after: audienceFields(audience) } }, now);
   return audience;
 }
@@ -196,7 +196,7 @@ export function audienceUpdate(w: StoreWriter, input: AudienceUpdateInput, now: 
   // As a flag patch: a change to nothing writes nothing and leaves no audit entry.
   if (name === audience.name && JSON.stringify(rules) === JSON.stringify(audience.rules)) return audience;
   const next: Audience = { ...audience, name, rules, updatedAt: now };
-  w.putAudience(next);
+  putAudience(w, next);
   audit(
     w,
     actor,
@@ -217,7 +217,7 @@ function audienceFields(audience: Audience): Pick<Audience, 'id' | 'name' | 'rul
 /** Audience names are unique in their project, ignoring case (`except`: the audience being renamed). */
 function uniqueAudienceName(w: StoreWriter, projectId: string, raw: string, except: string | null): string {
   const name = requireName('name', raw);
-  const taken = w.listAudiences(projectId).find((a) => a.id !== except && sameName(a.name, name));
+  const taken = listAudiences(w, projectId).find((a) => a.id !== except && sameName(a.name, name));
   if (taken) throw new FlagwireError('INVALID_REQUEST', `an audience named "${taken.name}" already exists in this project (${taken.id})`);
   return name;
 }

@@ -11,8 +11,9 @@ import type { Snapshot, SnapshotAudience, SnapshotFlag } from '../model/snapshot
 import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
 import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
 import { listFlags } from '../flag-records/flag-store.js';
+import { listAudiences } from '../model-records/project-records.js';
 
-export type SnapshotStore = Pick<SnapshotReader, 'listKeyedBy' | 'listAudiences' | 'revision' | 'getKeyed'>;
+export type SnapshotStore = Pick<SnapshotReader, 'listKeyedBy' | 'revision' | 'getKeyed'>;
 
 /**
  * `env`: one of a multi-environment project's environments, null for a single-environment project
@@ -20,7 +21,7 @@ export type SnapshotStore = Pick<SnapshotReader, 'listKeyedBy' | 'listAudiences'
  * (EvalEngine.audiencesAllowed).
  */
 export function buildSnapshot(store: SnapshotStore, project: Project, env: string | null, org: Org, now: number): Snapshot {
-  const audiences = new Map(store.listAudiences(project.id).map((audience) => [audience.id, audience]));
+  const audiences = new Map(listAudiences(store, project.id).map((audience) => [audience.id, audience]));
   const named = new Map<string, SnapshotAudience>();
   // Each fragment resolved once for the whole snapshot, the same object in every rule that names it.
   const fragments = new ResolvedFragments(fragmentRules(projectFragments(store, project.id)));

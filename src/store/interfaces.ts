@@ -6,7 +6,6 @@ import type { AuditEntry } from '../model/audit.js';
 import type { FlagState } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
-import type { Audience } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { Change, LoggedChange, Revision } from './changes.js';
@@ -58,8 +57,6 @@ export interface StoreReader {
   listMembers(orgId: string): Membership[];
   /** The organisations a user belongs to, with their role (in no particular order). */
   listUserMemberships(userId: string): Membership[];
-  getAudience(id: string): Audience | undefined;
-  listAudiences(projectId: string): Audience[];
   /**
    * How a change kind bears on an environment's state (the store's layout: interfaces.ts: EnvironmentBearing);
    * undefined: not at all. A store opened without its layout knows none, and throws.
@@ -231,7 +228,6 @@ export interface StoreWriter extends StoreReader {
   putMember(member: Membership): void;
   /** Ends a membership; nothing when there is none. */
   deleteMember(member: Pick<Membership, 'orgId' | 'userId'>): void;
-  putAudience(audience: Audience): void;
   putToken(token: Token): void;
   appendAudit(entry: NewAuditEntry): AuditEntry;
   putActivity(activity: TokenActivity): void;

@@ -21,9 +21,8 @@
 //                    of its own that its capability names (record-kinds.ts keyedRecords)
 //   orgs             orgId -> Org              users       userId -> User
 //   members          [orgId, userId] -> Role   projects    projectId -> Project
-//   audiences        audienceId -> Audience
 //   tokens           tokenId -> Token          tokenHashes sha256 hex -> tokenId
-//   projectIndex     [projectId, 'a'|'t', id] -> null  (audiences and tokens of a project)
+//   projectIndex     [projectId, 't', id] -> null  (tokens of a project; audiences' too before schema 17)
 //   audit            [projectId, seq] -> AuditEntry        activity  tokenId -> TokenActivity
 //   mail             seq -> MailMessage                    (every message, kept: `mail list`)
 //   mailDue          [nextAttemptAt, seq] -> null          (messages still to send: not sent, not given
@@ -45,7 +44,7 @@ import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
-import type { Audience, Project } from '../model/projects.js';
+import type { Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { LookupPart, LookupTally } from './interfaces.js';
@@ -83,8 +82,10 @@ export function dataFilePath(dataDir: string): string {
  * records without moving them).
  * 16: a user's organisations in the auth database, derived from the memberships (an older Flagwire would
  * add and end memberships without moving them, and the console's home would show the wrong ones).
+ * 17: a project's audiences in the audience kind's lookup, no longer in projectIndex (an older Flagwire
+ * would write audiences without filing them there, and a project's list would miss them).
  */
-export const kSchemaVersion = 16;
+export const kSchemaVersion = 17;
 
 /**
  * Named databases an environment may open: the layout's (35 in November 2026), with room for
@@ -124,10 +125,9 @@ export interface Databases {
   readonly users: Database<User, string>;
   readonly members: Database<Role, [string, string]>;
   readonly projects: Database<Project, string>;
-  readonly audiences: Database<Audience, string>;
   readonly tokens: Database<Token, string>;
   readonly tokenHashes: Database<string, string>;
-  /** A project's audiences ('a') and tokens ('t'): [projectId, 'a' | 't', id] -> null. */
+  /** A project's tokens ('t'): [projectId, 't', id] -> null (before schema 17, its audiences too, as 'a'). */
   readonly projectIndex: Database<string | null, [string, string, string]>;
   readonly audit: Database<AuditEntry, [string, number]>;
   readonly activity: Database<TokenActivity, string>;

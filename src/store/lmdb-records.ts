@@ -9,7 +9,6 @@ import { kMaxEmailLength, type Membership, type Role, type User } from '../model
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
-import type { Audience } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { ChangeLog } from './change-log.js';
@@ -34,7 +33,6 @@ import type {
 } from './interfaces.js';
 import {
   kActivityRecords,
-  kAudienceRecords,
   kAuditRecords,
   kCredentialRecords,
   kDemoSeededRecords,
@@ -173,14 +171,6 @@ export abstract class LmdbRecords implements StoreWriter {
       if (role !== undefined) out.push({ orgId, userId, role });
     }
     return out;
-  }
-
-  getAudience(id: string): Audience | undefined {
-    return tooLong(id) ? undefined : this.db.audiences.get(id);
-  }
-
-  listAudiences(projectId: string): Audience[] {
-    return this.indexed(projectId, 'a', this.db.audiences);
   }
 
   getToken(id: string): Token | undefined {
@@ -377,14 +367,6 @@ export abstract class LmdbRecords implements StoreWriter {
     this.db.members.removeSync([member.orgId, member.userId]);
     this.db.auth?.removeSync(userOrgKey(member));
     this.recordRemoval(kMemberRecords, { orgId: member.orgId, userId: member.userId, role });
-  }
-
-  putAudience(audience: Audience): void {
-    this.assertConfigTxn();
-    const base = this.baseOf(kAudienceRecords, audience);
-    this.db.audiences.putSync(audience.id, audience);
-    this.db.projectIndex.putSync([audience.projectId, 'a', audience.id], null);
-    this.recordPut(kAudienceRecords, audience, base);
   }
 
   putToken(token: Token): void {

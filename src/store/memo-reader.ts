@@ -12,7 +12,6 @@ import type { Membership, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
-import type { Audience } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type {
@@ -118,12 +117,6 @@ export class MemoReader implements SnapshotReader {
   }
   listUserMemberships(userId: string): Membership[] {
     return this.store.listUserMemberships(userId);
-  }
-  getAudience(id: string): Audience | undefined {
-    return this.store.getAudience(id);
-  }
-  listAudiences(projectId: string): Audience[] {
-    return this.store.listAudiences(projectId);
   }
 
   getToken(id: string): Token | undefined {

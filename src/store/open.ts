@@ -166,6 +166,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
   if (version <= 13) migrateFrom13(path, root, dbs);
   if (version <= 14) migrateFrom14(path, root, dbs, layout, retired);
   if (version <= 15) migrateFrom15(path, root, dbs);
+  if (version <= 16) migrateFrom16(path, root, dbs);
   settleLookups(path, root, dbs, layout);
   settleDatabases(path, root, dbs, layout);
 }
@@ -393,6 +394,19 @@ function migrateFrom15(path: string, root: RootDatabase, dbs: Databases): void {
     if (dbs.meta.get('schemaVersion') !== 15) return;
     for (const { key } of dbs.members.getRange()) dbs.auth!.putSync(userOrgKey({ orgId: key[0], userId: key[1] }), null);
     dbs.meta.putSync('schemaVersion', 16);
+  });
+}
+
+/**
+ * Schema 16 to 17: a project's audiences are the audience kind's lookup (src/model-records), which
+ * settleLookups builds from the audiences (the lookups declared having changed); their entries in
+ * projectIndex go. An older Flagwire, which would write audiences without filing them, calls the file newer.
+ */
+function migrateFrom16(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 16) return;
+    for (const key of [...dbs.projectIndex.getKeys()]) if (key[1] === 'a') dbs.projectIndex.removeSync(key);
+    dbs.meta.putSync('schemaVersion', 17);
   });
 }
 

@@ -12,7 +12,6 @@ import type { Membership, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
-import type { Audience } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
 import type { Token, TokenActivity } from '../model/tokens.js';
 import type { KeyedKind, StoreWriter } from './interfaces.js';
@@ -132,17 +131,6 @@ export const kMemberRecords = recordKind<Membership>()({
     removes: (member) => [{ kind: 'member', key: JSON.stringify([member.orgId, member.userId]) }],
     apply: (t, member) => t.writer.deleteMember(member),
   },
-});
-
-export const kAudienceRecords = recordKind<Audience>()({
-  name: 'audience',
-  relayed: true,
-  database: 'audiences',
-  derived: ['projectIndex'],
-  key: byId,
-  read: (db, txn) => values(db.audiences, txn),
-  apply: (t, audience) => t.writer.putAudience(audience),
-  byKey: (db, id) => db.audiences.get(id),
 });
 
 export const kTokenRecords = recordKind<Token>()({

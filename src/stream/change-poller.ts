@@ -16,12 +16,9 @@ import { projectFragments } from '../flag-records/fragment-records.js';
 import { ruleRefs } from '../targeting/refs.js';
 import { listFlags } from '../flag-records/flag-store.js';
 import { getOrg } from '../model-records/org-records.js';
-import { getProject } from '../model-records/project-records.js';
+import { getProject, listAudiences } from '../model-records/project-records.js';
 
-export type FeedStore = Pick<
-  SnapshotReader,
-  'resetReadTxn' | 'configSeq' | 'revision' | 'listKeyedBy' | 'listAudiences' | 'getKeyed' | 'getToken'
->;
+export type FeedStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'revision' | 'listKeyedBy' | 'getKeyed' | 'getToken'>;
 
 /** One commit's events for a group, as sent to Flagwire streams; `revision`: the store revision they were seen at, their ids. */
 export interface Logged {
@@ -197,7 +194,7 @@ export class ChangePoller<W> {
     }
     for (const id of group.flags.keys()) if (!flags.has(id)) events += event(revision, 'flag-deleted', { id });
     const audiences = new Map<string, number>();
-    const audienceList = store.listAudiences(group.projectId);
+    const audienceList = listAudiences(store, group.projectId);
     for (const audience of audienceList) {
       audiences.set(audience.id, audience.updatedAt);
       if (group.audiences.get(audience.id) !== audience.updatedAt)

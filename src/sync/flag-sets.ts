@@ -21,8 +21,9 @@ import { flagSetIdOf } from './selector.js';
 import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
 import { listFlags } from '../flag-records/flag-store.js';
 import { getOrg } from '../model-records/org-records.js';
+import { listAudiences } from '../model-records/project-records.js';
 
-export type FlagSetStore = Pick<SnapshotReader, 'revision' | 'listKeyedBy' | 'listAudiences' | 'getKeyed'>;
+export type FlagSetStore = Pick<SnapshotReader, 'revision' | 'listKeyedBy' | 'getKeyed'>;
 
 /** One project environment's set, as built at `revision`. */
 export interface ServedFlagSet {
@@ -77,7 +78,7 @@ export class FlagSets {
     // listed again. Work per call that grew with the set stalled the main thread (issue 55, item 2).
     if (known !== undefined && known.checkedAt === revision && known.audiencesAllowed === audiencesAllowed) return known.set;
     const flags = listFlags(store, project.id);
-    const audiences = store.listAudiences(project.id);
+    const audiences = listAudiences(store, project.id);
     const fragments = projectFragments(store, project.id);
     const fingerprint = `${projectConfigTag(project, flags, audiences, org, fragments?.updatedAt)}${audiencesAllowed ? '+' : '-'}`;
     if (known !== undefined && known.set.fingerprint === fingerprint) {

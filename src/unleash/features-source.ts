@@ -10,8 +10,9 @@ import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ClientFeaturesInput } from './client-features.js';
 import { getOrg } from '../model-records/org-records.js';
+import { listAudiences } from '../model-records/project-records.js';
 
-export type FeaturesStore = Pick<StoreReader, 'listKeyedBy' | 'listAudiences' | 'getKeyed'>;
+export type FeaturesStore = Pick<StoreReader, 'listKeyedBy' | 'getKeyed'>;
 
 /** The answer's form, in its tag: a release that says an unchanged flag differently bumps it. */
 const kForm = 1;
@@ -33,7 +34,7 @@ export function readFeaturesSource(
   const org = project.orgId === null ? null : (getOrg(store, project.orgId) ?? null);
   const audiencesAllowed = hasAudiences(org, now);
   const flags = listFlags(store, project.id);
-  const audiences = store.listAudiences(project.id);
+  const audiences = listAudiences(store, project.id);
   const configTag = projectConfigTag(project, flags, audiences, org, projectFragments(store, project.id)?.updatedAt);
   const hex = (text: string | null) => (text === null || text === '' ? '' : `-${Buffer.from(text).toString('hex')}`);
   return {

@@ -22,7 +22,7 @@ import { experimentPlan } from '../helpers/experiment-plan.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { getRollout, listSchedules } from '../../src/release-plans/plan-store.js';
 import { getFlag, listFlags } from '../../src/flag-records/flag-store.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { getProject, listAudiences, getAudience } from '../../src/model-records/project-records.js';
 
 const dir = scratchDir('flagwire-approvals-bypass-');
 const world = buildWorld(dir);
@@ -687,10 +687,8 @@ function guardedState(w: World): string {
   // What the approved scheduled change and the pending request will read there, and what they will do.
   const fragments = w.store.getKeyed(kFragmentRecords, ids.multi)?.fragments ?? [];
   const relied = {
-    fragments: fragments
-      .filter((f) => (kDependencies.fragments as readonly string[]).includes(f.name))
-      .map((f) => [f.name, fragmentRule(f)]),
-    audiences: kDependencies.audience.map((id) => w.store.getAudience(id)),
+    fragments: fragments.filter((f) => (kDependencies.fragments as readonly string[]).includes(f.name)).map((f) => [f.name, fragmentRule(f)]),
+    audiences: kDependencies.audience.map((id) => getAudience(w.store, id)),
     plan: pendingPlans(w).filter((plan) => plan.flagId === scheduled.flagId || plan.flagId === turnedOn.scheduled),
   };
   return JSON.stringify([
@@ -706,7 +704,7 @@ function guardedState(w: World): string {
       const refs = new Set(flags.flatMap((f) => (f.state.enabled && f.state.typed ? [...ruleRefs(f.state.typed.targeting)] : [])));
       return {
         flags,
-        audiences: w.store.listAudiences(projectId).filter((a) => used.has(a.id)),
+        audiences: listAudiences(w.store, projectId).filter((a) => used.has(a.id)),
         fragments: (w.store.getKeyed(kFragmentRecords, projectId)?.fragments ?? [])
           .filter((f) => refs.has(f.name))
           .map((f) => [f.name, fragmentRule(f)]),

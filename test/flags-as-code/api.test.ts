@@ -9,6 +9,7 @@ import { FlagFile } from '../../src/flags-as-code/flag-file.js';
 import { PlanResult } from '../../src/flags-as-code/schemas.js';
 import { call, type Reply } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
+import { listAudiences } from '../../src/model-records/project-records.js';
 
 const { server, world } = await startWorldServer(t);
 
@@ -322,7 +323,7 @@ t.test('console-only edits of an existing flag are refused by name; audiences an
   t.notMatch(otherPlan.text, '"beta"', 'the stored rules are not revealed');
   t.equal((await apply(world.secrets.write, other)).json.changed, false);
   world.store.resetReadTxn();
-  t.strictSame(world.store.listAudiences(world.ids.single).find((a) => a.name === 'Beta')!.rules, [
+  t.strictSame(listAudiences(world.store, world.ids.single).find((a) => a.name === 'Beta')!.rules, [
     { attribute: 'plan', values: ['beta'] },
   ]);
 

@@ -23,7 +23,7 @@ import { OfrepContext } from '../../src/ofrep/context.js';
 import { kReasons, kSlotKeyMissing, ofrepAnswer } from '../../src/ofrep/answer.js';
 import { buildWorld } from '../helpers/world.js';
 import { kDocumentedReasons } from '../sync/flag-set-differential.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { getProject, listAudiences } from '../../src/model-records/project-records.js';
 
 const kNow = Date.now();
 const kContexts = 600;
@@ -139,7 +139,7 @@ function byName(projectId: string): Map<string, Flag> {
 /** OFREP's answer (src/ofrep/answer.ts, the code the server's routes run) for `flag` in `ctx`. */
 function answer(flag: Flag, ctx: OfrepContext) {
   const state = effectiveState(flag, null);
-  const audience = world.store.listAudiences(flag.projectId).find((a) => a.id === state.audienceId);
+  const audience = listAudiences(world.store, flag.projectId).find((a) => a.id === state.audienceId);
   const compiled = {
     ...compileState(flag.id, state, audience, flag.bucketing),
     variants: state.typed === undefined ? null : compileVariants(state.typed, flag.name, null, state.experiment ?? null),

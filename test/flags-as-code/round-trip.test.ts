@@ -15,7 +15,7 @@ import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { buildWorld } from '../helpers/world.js';
 import { exportedFile } from '../helpers/flag-file-export.js';
 import { listFlags } from '../../src/flag-records/flag-store.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { getProject, listAudiences } from '../../src/model-records/project-records.js';
 
 const kRuns = Number(process.env.FLAGWIRE_ROUND_TRIP_RUNS ?? 40);
 const kSeed = Number(process.env.FLAGWIRE_ROUND_TRIP_SEED ?? Date.now() % 2 ** 31);
@@ -216,7 +216,7 @@ function projectRecords(projectId: string): string {
   return JSON.stringify({
     project: getProject(world.store, projectId),
     flags: listFlags(world.store, projectId),
-    audiences: world.store.listAudiences(projectId),
+    audiences: listAudiences(world.store, projectId),
     audit: world.store.listAudit(projectId, { limit: 1000, before: null }),
   });
 }

@@ -6,6 +6,7 @@ import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { buildWorld, type World } from '../helpers/world.js';
 import { kNoEvalBodyBudget } from '../helpers/world-server.js';
 import { listFlags } from '../../src/flag-records/flag-store.js';
+import { listAudiences } from '../../src/model-records/project-records.js';
 
 /** FLAGWIRE_LONG=1 (scripts/reliability-long.sh) runs the bigger versions of the crash-safety and fuzz tests. */
 export const kLong = process.env.FLAGWIRE_LONG === '1';
@@ -121,7 +122,7 @@ export function buildRichWorld(dataDir: string): RichWorld {
   const projects = [ids.single, ids.multi, ids.singleB, ids.free, protoProject, multiB];
   world.store.resetReadTxn();
   const flags = projects.flatMap((project) => listFlags(world.store, project).map((f) => ({ id: f.id, project, name: f.name })));
-  const audiences = projects.flatMap((project) => world.store.listAudiences(project).map((a) => ({ id: a.id, project })));
+  const audiences = projects.flatMap((project) => listAudiences(world.store, project).map((a) => ({ id: a.id, project })));
   return {
     ...world,
     proto: { project: protoProject, flag: protoFlag, secret: protoToken.secret, tokenId: protoToken.id },
