@@ -6,6 +6,7 @@
 // pending requests by author keys on too.
 import type { StoreReader } from '../store/interfaces.js';
 import { type ChangeRequest, identitiesOf, type RequestActor, type RequestAuthor, requestIdentities } from './records.js';
+import { getToken } from '../model-records/token-records.js';
 
 /** A user as a request names them (an unknown user's id stands for their name, as the audit has it). */
 function personOf(r: StoreReader, userId: string): RequestActor {
@@ -14,7 +15,7 @@ function personOf(r: StoreReader, userId: string): RequestActor {
 
 /** The author an audit actor is: a token with the people its changes count as made by; anyone else as is. */
 export function asAuthor(r: StoreReader, actor: RequestActor): RequestAuthor {
-  const token = actor.id.startsWith('token:') ? r.getToken(actor.id.slice('token:'.length)) : undefined;
+  const token = actor.id.startsWith('token:') ? getToken(r, actor.id.slice('token:'.length)) : undefined;
   if (token === undefined) return { id: actor.id, name: actor.name };
   return {
     id: actor.id,

@@ -25,6 +25,7 @@ import { listRequests, pendingRequests, requireRequest } from './requests.js';
 import { getRollout, getSchedule } from '../release-plans/plan-store.js';
 import { getFlag } from '../flag-records/flag-store.js';
 import { getProject, listAudiences } from '../model-records/project-records.js';
+import { listTokens } from '../model-records/token-records.js';
 
 /** Decided requests the requests page lists, newest first: the history is paged no further in the console. */
 export const kHistoryShown = 50;
@@ -142,7 +143,7 @@ export function approvalsView(call: ApiCall) {
     defaultRoles: kDefaultApproverRoles,
     environments,
     roles,
-    tokens: call.store.listTokens(project.id).map((t) => ({ id: t.id, name: t.name })),
+    tokens: listTokens(call.store, project.id).map((t) => ({ id: t.id, name: t.name })),
   };
 }
 

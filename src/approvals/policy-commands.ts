@@ -9,6 +9,7 @@ import type { ApprovalRule, Project } from '../model/projects.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { envName, kDefaultApproverRoles, kMaxRequiredApprovals, ruleFor, rulesOf } from './policy.js';
 import { putProject } from '../model-records/project-records.js';
+import { getToken } from '../model-records/token-records.js';
 
 export interface ApprovalsSetInput {
   projectId: string;
@@ -65,7 +66,7 @@ export function approvalsSet(w: StoreWriter, input: ApprovalsSetInput, now: numb
   }
   const bypassTokens = input.bypassTokens ?? [];
   for (const id of new Set(bypassTokens)) {
-    const token = w.getToken(id);
+    const token = getToken(w, id);
     if (token === undefined || token.projectId !== project.id) problems.push(`token ${id} is not a token of project ${project.id}`);
   }
   if (problems.length > 0) throw new FlagwireError('INVALID_REQUEST', problems.join('; '));

@@ -5,6 +5,7 @@ import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { listFlags } from '../flag-records/flag-store.js';
 import { auditView as entryAsShown } from '../model/audit.js';
 import { listAudiences } from '../model-records/project-records.js';
+import { listTokens } from '../model-records/token-records.js';
 
 const kDefaultAuditLimit = 25;
 const kMaxAuditLimit = 200;
@@ -68,7 +69,7 @@ function actorChoices(call: ApiCall, projectId: string, orgId: string | null): {
           const user = call.store.getUser(m.userId);
           return user === undefined ? [] : [{ ref: `user:${user.id}`, name: user.name }];
         });
-  const tokens = call.store.listTokens(projectId).map((t) => ({ ref: `token:${t.id}`, name: `token ${t.name}` }));
+  const tokens = listTokens(call.store, projectId).map((t) => ({ ref: `token:${t.id}`, name: `token ${t.name}` }));
   return [...members, ...tokens];
 }
 export type AuditView = ReturnType<typeof auditView>;

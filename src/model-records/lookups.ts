@@ -9,9 +9,10 @@ import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { getOrg } from './org-records.js';
 import { getProject, getAudience } from './project-records.js';
+import { getToken } from './token-records.js';
 
 /** What the look-ups read: the matching part of the store's StoreReader. */
-export type RecordReader = Pick<StoreReader, 'getKeyed' | 'getUser' | 'getToken'>;
+export type RecordReader = Pick<StoreReader, 'getKeyed' | 'getUser'>;
 
 export type RecordKind = 'flag' | 'project' | 'organisation' | 'user' | 'audience' | 'token' | 'invitation';
 
@@ -45,7 +46,7 @@ export function requireAudience(r: RecordReader, id: string): Audience {
 }
 
 export function requireToken(r: RecordReader, id: string): Token {
-  return found(r.getToken(id), 'token', id);
+  return found(getToken(r, id), 'token', id);
 }
 
 /**

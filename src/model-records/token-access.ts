@@ -12,6 +12,7 @@ import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 import { getOrg } from './org-records.js';
 import { getProject } from './project-records.js';
+import { getToken } from './token-records.js';
 
 export interface AuthContext {
   token: Token;
@@ -19,7 +20,7 @@ export interface AuthContext {
   org: Org;
 }
 
-export type AccessReader = Pick<RecordReader, 'getToken' | 'getKeyed'>;
+export type AccessReader = Pick<RecordReader, 'getKeyed'>;
 
 export function unknownToken(): FlagwireError {
   return new FlagwireError('UNKNOWN_TOKEN', 'This token does not exist; create one in the console.');
@@ -61,7 +62,7 @@ export function requireWrite(auth: AuthContext): void {
  * checks in the same order as the request's, so a refusal is the answer a request sent now gets.
  */
 export function authorizeTokenWrite(r: AccessReader, tokenId: string, now: number): AuthContext {
-  const token = r.getToken(tokenId);
+  const token = getToken(r, tokenId);
   if (token === undefined) throw unknownToken();
   const auth = authorizeToken(r, token, now);
   requireWrite(auth);

@@ -6,7 +6,7 @@ import { kAudienceEnvironmentState } from './environment-state.js';
 
 export const kProjects = defineCapability({
   name: 'projects',
-  databases: ['projects', 'audiences', 'projectIndex'],
+  databases: ['projects', 'audiences'],
   records: [kProjectRecords, kAudienceRecords],
   commands: kProjectCommands,
   consoleRoutes: async () => (await import('./console-routes.js')).kProjectConsoleRoutes,

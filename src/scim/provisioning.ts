@@ -19,6 +19,7 @@ import { scimRefusal } from './errors.js';
 import { type GroupState, personEmail, personName, type UserState } from './resources.js';
 import { kScimGroupRecords, kScimUserRecords, orgUsersBy, type ScimGroup, type ScimSettings, type ScimUser } from './records.js';
 import { listOrgProjects } from '../model-records/project-records.js';
+import { putToken, listTokens } from '../model-records/token-records.js';
 
 /** Every audit action SCIM writes (besides member.role for the roles its groups give). */
 export const kScimAuditActions = [
@@ -182,12 +183,12 @@ function deprovision(w: StoreWriter, user: ScimUser, now: number): void {
   }
   const reason = `its creator ${user.userName} was deprovisioned by the organisation's identity provider (SCIM)`;
   for (const project of listOrgProjects(w, orgId)) {
-    for (const token of w.listTokens(project.id)) {
+    for (const token of listTokens(w, project.id)) {
       if (token.createdBy !== user.id) continue;
       // A rotated token's old secret still in its grace period stops now too.
       const inGrace = inRotationGrace(token, now);
       if (token.revokedAt !== null && !inGrace) continue;
-      w.putToken(inGrace ? { ...token, graceEndsAt: now, revokedReason: reason } : { ...token, revokedAt: now, revokedReason: reason });
+      putToken(w, inGrace ? { ...token, graceEndsAt: now, revokedReason: reason } : { ...token, revokedAt: now, revokedReason: reason });
       w.appendAudit({
         at: now,
         projectId: project.id,

@@ -7,7 +7,6 @@ import type { FlagState } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Credential, Session } from '../model/sessions.js';
-import type { Token, TokenActivity } from '../model/tokens.js';
 import type { Change, LoggedChange, Revision } from './changes.js';
 
 /** The detail of a write whose commit failed (the writer answers it 503; the console exits 1). */
@@ -65,10 +64,6 @@ export interface StoreReader {
   /** Every kind that bears on an environment's state (EnvironmentBearing), each once. */
   // biome-ignore lint/suspicious/noExplicitAny: kinds of every record type; each is handed its own values.
   environmentBearings(): readonly EnvironmentBearing<any>[];
-  getToken(id: string): Token | undefined;
-  getTokenByHash(secretHash: string): Token | undefined;
-  /** The project's tokens, oldest first. */
-  listTokens(projectId: string): Token[];
   /** Newest first. */
   listAudit(projectId: string, page: AuditPage): AuditEntry[];
   /**
@@ -79,7 +74,6 @@ export interface StoreReader {
   lastAuditSeq(projectId: string): number;
   /** Every project's entries with a sequence number above `afterSeq`, lowest first, at most `limit` (the audit stream's read). */
   listAuditAfter(afterSeq: number, limit: number): AuditEntry[];
-  getActivity(tokenId: string): TokenActivity | undefined;
   /** A record of a simple kind (keyedRecords) by its key; undefined when absent (or its database is not in the file). */
   getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined;
   /** Every record of a simple kind, in key order. */
@@ -228,9 +222,7 @@ export interface StoreWriter extends StoreReader {
   putMember(member: Membership): void;
   /** Ends a membership; nothing when there is none. */
   deleteMember(member: Pick<Membership, 'orgId' | 'userId'>): void;
-  putToken(token: Token): void;
   appendAudit(entry: NewAuditEntry): AuditEntry;
-  putActivity(activity: TokenActivity): void;
   /**
    * A record of a simple kind (keyedRecords), recorded as its kind's change. Moves configSeq only for a
    * relayed kind: what relays follow is configuration, and a revision of an embedded node is a configSeq.

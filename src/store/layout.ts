@@ -21,9 +21,7 @@
 //                    of its own that its capability names (record-kinds.ts keyedRecords)
 //   orgs             orgId -> Org              users       userId -> User
 //   members          [orgId, userId] -> Role   projects    projectId -> Project
-//   tokens           tokenId -> Token          tokenHashes sha256 hex -> tokenId
-//   projectIndex     [projectId, 't', id] -> null  (tokens of a project; audiences' too before schema 17)
-//   audit            [projectId, seq] -> AuditEntry        activity  tokenId -> TokenActivity
+//   audit            [projectId, seq] -> AuditEntry
 //   mail             seq -> MailMessage                    (every message, kept: `mail list`)
 //   mailDue          [nextAttemptAt, seq] -> null          (messages still to send: not sent, not given
 //                                                           up; the mailer's poll reads only these)
@@ -46,7 +44,6 @@ import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Project } from '../model/projects.js';
 import type { Credential, Session } from '../model/sessions.js';
-import type { Token, TokenActivity } from '../model/tokens.js';
 import type { LookupPart, LookupTally } from './interfaces.js';
 
 export const kFileName = 'flagwire.mdb';
@@ -84,8 +81,10 @@ export function dataFilePath(dataDir: string): string {
  * add and end memberships without moving them, and the console's home would show the wrong ones).
  * 17: a project's audiences in the audience kind's lookup, no longer in projectIndex (an older Flagwire
  * would write audiences without filing them there, and a project's list would miss them).
+ * 18: tokens in the token kind's lookups (by project, by secret's hash), projectIndex and tokenHashes
+ * dropped (kDroppedDatabases), for the same reason.
  */
-export const kSchemaVersion = 17;
+export const kSchemaVersion = 18;
 
 /**
  * Named databases an environment may open: the layout's (35 in November 2026), with room for
@@ -125,12 +124,7 @@ export interface Databases {
   readonly users: Database<User, string>;
   readonly members: Database<Role, [string, string]>;
   readonly projects: Database<Project, string>;
-  readonly tokens: Database<Token, string>;
-  readonly tokenHashes: Database<string, string>;
-  /** A project's tokens ('t'): [projectId, 't', id] -> null (before schema 17, its audiences too, as 'a'). */
-  readonly projectIndex: Database<string | null, [string, string, string]>;
   readonly audit: Database<AuditEntry, [string, number]>;
-  readonly activity: Database<TokenActivity, string>;
   readonly mail: Database<MailMessage, number>;
   readonly mailDue: Database<null, [number, number]>;
   /** Absent in a read-only open of a file older than schema 4 (lmdb-js opens no database a read-only file lacks). */
@@ -151,6 +145,14 @@ export const kRetiredDatabases: Readonly<Record<string, Readonly<Record<string, 
   hooks: { hook: 'webhooks', delivery: 'deliveries', payload: 'payloads' },
   plans: { change: 'schedules', rollout: 'rollouts' },
 };
+
+/**
+ * Databases of earlier schemas that held only entries derived from records, which their kinds' lookups
+ * hold now: a project's audiences and tokens (projectIndex: [projectId, 'a' | 't', id] -> null, flags'
+ * too before schema 15), a token by its secret's hash (tokenHashes: sha256 hex -> tokenId). Schema 18
+ * dropped them (open.ts migrateFrom17); only the migrations open them.
+ */
+export const kDroppedDatabases: readonly string[] = ['projectIndex', 'tokenHashes'];
 
 /** The keyedIndexes database: the store's own, where every simple kind's lookups (KeyedKind.indexes) are kept. */
 export const kKeyedIndexes = 'keyedIndexes';

@@ -4,13 +4,11 @@
 // (configSeq), and hand what they write to the change recorder (change-recorder.ts).
 import { FlagwireError } from '../errors.js';
 import { isPending } from '../model/mail.js';
-import type { Database } from 'lmdb';
 import { kMaxEmailLength, type Membership, type Role, type User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Credential, Session } from '../model/sessions.js';
-import type { Token, TokenActivity } from '../model/tokens.js';
 import type { ChangeLog } from './change-log.js';
 import { byCreation } from '../model/by-creation.js';
 import { ChangeRecorder } from './change-recorder.js';
@@ -32,7 +30,6 @@ import type {
   Tentative,
 } from './interfaces.js';
 import {
-  kActivityRecords,
   kAuditRecords,
   kCredentialRecords,
   kDemoSeededRecords,
@@ -40,7 +37,6 @@ import {
   kMailRecords,
   kMemberRecords,
   kSessionRecords,
-  kTokenRecords,
   kUserRecords,
   type RecordKind,
 } from './record-kinds.js';
@@ -173,19 +169,6 @@ export abstract class LmdbRecords implements StoreWriter {
     return out;
   }
 
-  getToken(id: string): Token | undefined {
-    return tooLong(id) ? undefined : this.db.tokens.get(id);
-  }
-
-  getTokenByHash(secretHash: string): Token | undefined {
-    const id = this.db.tokenHashes.get(secretHash);
-    return id === undefined ? undefined : this.db.tokens.get(id);
-  }
-
-  listTokens(projectId: string): Token[] {
-    return this.indexed(projectId, 't', this.db.tokens).sort(byCreation);
-  }
-
   listAudit(projectId: string, page: AuditPage): AuditEntry[] {
     if (tooLong(projectId)) return [];
     const start: [string, number] = [projectId, page.before === null ? Number.MAX_SAFE_INTEGER : page.before - 1];
@@ -215,10 +198,6 @@ export abstract class LmdbRecords implements StoreWriter {
       [key] = this.db.audit.getKeys({ start: [projectId, Number.MAX_SAFE_INTEGER], limit: 1 });
     }
     return found.sort((a, b) => a.seq - b.seq);
-  }
-
-  getActivity(tokenId: string): TokenActivity | undefined {
-    return tooLong(tokenId) ? undefined : this.db.activity.get(tokenId);
   }
 
   getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined {
@@ -323,16 +302,6 @@ export abstract class LmdbRecords implements StoreWriter {
     return out.sort(byCreation);
   }
 
-  private indexed<V>(projectId: string, kind: string, source: Database<V, string>): V[] {
-    if (tooLong(projectId)) return [];
-    const out: V[] = [];
-    for (const key of this.db.projectIndex.getKeys({ start: [projectId, kind], end: [projectId, kind, kMaxRange] })) {
-      const value = source.get(key[2]);
-      if (value !== undefined) out.push(value);
-    }
-    return out;
-  }
-
   // ---- writes (inside transact) ------------------------------------------------------------
 
   private assertTxn(): void {
@@ -369,15 +338,6 @@ export abstract class LmdbRecords implements StoreWriter {
     this.recordRemoval(kMemberRecords, { orgId: member.orgId, userId: member.userId, role });
   }
 
-  putToken(token: Token): void {
-    this.assertConfigTxn();
-    const base = this.baseOf(kTokenRecords, token);
-    this.db.tokens.putSync(token.id, token);
-    this.db.tokenHashes.putSync(token.secretHash, token.id);
-    this.db.projectIndex.putSync([token.projectId, 't', token.id], null);
-    this.recordPut(kTokenRecords, token, base);
-  }
-
   appendAudit(entry: NewAuditEntry): AuditEntry {
     this.assertTxn();
     const full: AuditEntry = { seq: this.nextSeq('auditSeq'), ...entry };
@@ -385,10 +345,6 @@ export abstract class LmdbRecords implements StoreWriter {
     this.recordPut(kAuditRecords, full);
     this.auditCollector?.push(full);
     return full;
-  }
-
-  putActivity(activity: TokenActivity): void {
-    this.putKeyed(kActivityRecords, activity);
   }
 
   putKeyed<V>(kind: KeyedKind<V>, value: V): void {
@@ -439,14 +395,6 @@ export abstract class LmdbRecords implements StoreWriter {
     const { keyedIndexes: entries, keyedTallies: tallies } = this.db;
     if (entries === undefined || tallies === undefined) throw new Error('the keyedIndexes and keyedTallies databases are not open');
     return { entries, tallies };
-  }
-
-  /**
-   * The record of `kind` that putting `value` writes over, read only while a change set is being
-   * collected (the change log keeps what changed from it: change-log.ts).
-   */
-  private baseOf<V>(kind: RecordKind<V>, value: V): V | undefined {
-    return this.recorder.collecting ? kind.byKey?.(this.db, kind.key(value)) : undefined;
   }
 
   /** Hands the change that put `value`, a record of `kind`, written over `base` (baseOf), to the recorder. */

@@ -13,7 +13,6 @@ import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Credential, Session } from '../model/sessions.js';
-import type { Token, TokenActivity } from '../model/tokens.js';
 import type {
   ChangeBearing,
   EnvironmentBearing,
@@ -56,9 +55,10 @@ class Memo<V extends object> {
 
 export class MemoReader implements SnapshotReader {
   private seq = -1;
-  private readonly tokens = new Memo<Token>();
   /** Records of the relayed kinds (configuration: each write of one moves configSeq), per kind. */
   private readonly keyed = new Map<string, Memo<object>>();
+  /** The entries of the relayed kinds' lookups, per kind: they move only with those records. */
+  private readonly entries = new Map<string, Memo<LookupEntry[]>>();
 
   constructor(private readonly store: SnapshotReader) {}
 
@@ -67,12 +67,8 @@ export class MemoReader implements SnapshotReader {
     const seq = this.store.configSeq();
     if (seq === this.seq) return;
     this.seq = seq;
-    this.tokens.clear();
     this.keyed.clear();
-  }
-
-  getTokenByHash(secretHash: string): Token | undefined {
-    return this.tokens.get(secretHash, (k) => this.store.getTokenByHash(k));
+    this.entries.clear();
   }
 
   configSeq(): number {
@@ -118,13 +114,6 @@ export class MemoReader implements SnapshotReader {
   listUserMemberships(userId: string): Membership[] {
     return this.store.listUserMemberships(userId);
   }
-
-  getToken(id: string): Token | undefined {
-    return this.store.getToken(id);
-  }
-  listTokens(projectId: string): Token[] {
-    return this.store.listTokens(projectId);
-  }
   listAudit(projectId: string, page: AuditPage): AuditEntry[] {
     return this.store.listAudit(projectId, page);
   }
@@ -133,9 +122,6 @@ export class MemoReader implements SnapshotReader {
   }
   listAuditAfter(afterSeq: number, limit: number): AuditEntry[] {
     return this.store.listAuditAfter(afterSeq, limit);
-  }
-  getActivity(tokenId: string): TokenActivity | undefined {
-    return this.store.getActivity(tokenId);
   }
   getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined {
     // Only a relayed kind's records move configSeq when written: another kind's could change unseen.
@@ -150,7 +136,11 @@ export class MemoReader implements SnapshotReader {
     return this.store.listKeyedBy(kind, index, key, range);
   }
   lookupEntries<V>(kind: KeyedKind<V>, index: string, key: LookupKey, range?: LookupRange): LookupEntry[] {
-    return this.store.lookupEntries(kind, index, key, range);
+    if (!kind.relayed) return this.store.lookupEntries(kind, index, key, range);
+    const memo = this.entries.get(kind.name) ?? this.entries.set(kind.name, new Memo<LookupEntry[]>()).get(kind.name)!;
+    const found = memo.get(JSON.stringify([index, key, range ?? null]), () => this.store.lookupEntries(kind, index, key, range));
+    // A copy of the list (its entries are the memo's, frozen): a caller may sort or extend what it is given.
+    return [...found!];
   }
   tallyOf<V>(kind: KeyedKind<V>, index: string, first: LookupPart): LookupTally {
     return this.store.tallyOf(kind, index, first);

@@ -11,6 +11,7 @@ import {
   dataFilePath,
   dueKey,
   kMaxDbs,
+  kDroppedDatabases,
   kRetiredDatabases,
   kFileName,
   kSchemaVersion,
@@ -84,7 +85,7 @@ export function openDataFile(dataDir: string, options: StoreOptions): OpenedData
     }
   }
   const ours = options.layout?.databases ?? names;
-  const known = new Set([...ours, ...Object.keys(kRetiredDatabases)]);
+  const known = new Set([...ours, ...Object.keys(kRetiredDatabases), ...kDroppedDatabases]);
   const foreign = names.filter((name) => !known.has(name));
   // A database the file's own Flagwire declared (meta's 'databases') is a newer Flagwire's, not another
   // application's: adding a database needs no schema version of its own.
@@ -125,7 +126,7 @@ export function openDataFile(dataDir: string, options: StoreOptions): OpenedData
   return { path, root, dbs, layout: options.layout ?? null, changeLog };
 }
 
-/** A retired database of the file (layout.ts kRetiredDatabases), opened; undefined when the file never had it. */
+/** A retired or dropped database of the file (layout.ts kRetiredDatabases, kDroppedDatabases), opened; undefined when the file never had it. */
 type RetiredDatabases = (name: string) => Database<unknown, Key> | undefined;
 
 /** `layout`: a write's (it migrates an older file); null: a read-only open, which reads it as it is. */
@@ -166,7 +167,8 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
   if (version <= 13) migrateFrom13(path, root, dbs);
   if (version <= 14) migrateFrom14(path, root, dbs, layout, retired);
   if (version <= 15) migrateFrom15(path, root, dbs);
-  if (version <= 16) migrateFrom16(path, root, dbs);
+  if (version <= 16) migrateFrom16(path, root, dbs, retired);
+  if (version <= 17) migrateFrom17(path, root, dbs, retired);
   settleLookups(path, root, dbs, layout);
   settleDatabases(path, root, dbs, layout);
 }
@@ -380,7 +382,8 @@ function migrateFrom14(path: string, root: RootDatabase, dbs: Databases, layout:
       shared.dropSync();
     }
     // Flags' entries in projectIndex (['f', id] and ['n', name]): their kind's lookups file them now.
-    for (const key of [...dbs.projectIndex.getKeys()]) if (key[1] === 'f' || key[1] === 'n') dbs.projectIndex.removeSync(key);
+    const index = retired('projectIndex');
+    for (const key of [...(index?.getKeys() ?? [])]) if ((key as Key[])[1] === 'f' || (key as Key[])[1] === 'n') index!.removeSync(key);
     dbs.meta.putSync('schemaVersion', 15);
   });
 }
@@ -402,11 +405,26 @@ function migrateFrom15(path: string, root: RootDatabase, dbs: Databases): void {
  * settleLookups builds from the audiences (the lookups declared having changed); their entries in
  * projectIndex go. An older Flagwire, which would write audiences without filing them, calls the file newer.
  */
-function migrateFrom16(path: string, root: RootDatabase, dbs: Databases): void {
+function migrateFrom16(path: string, root: RootDatabase, dbs: Databases, retired: RetiredDatabases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 16) return;
-    for (const key of [...dbs.projectIndex.getKeys()]) if (key[1] === 'a') dbs.projectIndex.removeSync(key);
+    const index = retired('projectIndex');
+    for (const key of [...(index?.getKeys() ?? [])]) if ((key as Key[])[1] === 'a') index!.removeSync(key);
     dbs.meta.putSync('schemaVersion', 17);
+  });
+}
+
+/**
+ * Schema 17 to 18: tokens are found through their kind's lookups (src/model-records/token-records.ts),
+ * which settleLookups builds from the tokens; projectIndex and tokenHashes, which held their entries, go
+ * (layout.ts kDroppedDatabases). An older Flagwire, which would write tokens without filing them, calls
+ * the file newer.
+ */
+function migrateFrom17(path: string, root: RootDatabase, dbs: Databases, retired: RetiredDatabases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 17) return;
+    for (const name of kDroppedDatabases) retired(name)?.dropSync();
+    dbs.meta.putSync('schemaVersion', 18);
   });
 }
 

@@ -13,7 +13,6 @@ import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
 import type { Credential, Session } from '../model/sessions.js';
-import type { Token, TokenActivity } from '../model/tokens.js';
 import type { KeyedKind, StoreWriter } from './interfaces.js';
 import { databaseNamed, kKeyedIndexes, kKeyedTallies, type Databases } from './layout.js';
 
@@ -133,17 +132,6 @@ export const kMemberRecords = recordKind<Membership>()({
   },
 });
 
-export const kTokenRecords = recordKind<Token>()({
-  name: 'token',
-  relayed: true,
-  database: 'tokens',
-  derived: ['tokenHashes', 'projectIndex'],
-  key: byId,
-  read: (db, txn) => values(db.tokens, txn),
-  apply: (t, token) => t.writer.putToken(token),
-  byKey: (db, id) => db.tokens.get(id),
-});
-
 export const kAuditRecords = recordKind<AuditEntry>()({
   name: 'audit',
   relayed: false,
@@ -253,11 +241,3 @@ export function keyedRecords<V>() {
     return kind;
   };
 }
-
-/** A token's recorded activity (its recent requests and denials). */
-export const kActivityRecords = keyedRecords<TokenActivity>()({
-  name: 'activity',
-  database: 'activity',
-  relayed: false,
-  key: (a) => a.tokenId,
-});

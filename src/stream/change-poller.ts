@@ -18,7 +18,7 @@ import { listFlags } from '../flag-records/flag-store.js';
 import { getOrg } from '../model-records/org-records.js';
 import { getProject, listAudiences } from '../model-records/project-records.js';
 
-export type FeedStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'revision' | 'listKeyedBy' | 'getKeyed' | 'getToken'>;
+export type FeedStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'revision' | 'listKeyedBy' | 'getKeyed'>;
 
 /** One commit's events for a group, as sent to Flagwire streams; `revision`: the store revision they were seen at, their ids. */
 export interface Logged {

@@ -19,6 +19,7 @@ import { authorizeToken } from '../model-records/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { Selector } from './selector.js';
+import { getToken } from '../model-records/token-records.js';
 
 /** Where a request's secret came from, for the error that says it was not a token. */
 export type SecretSource = 'authorization' | 'provider_id' | 'selector' | 'none';
@@ -72,7 +73,7 @@ export class FlagSetAccess {
    * the refusal, recorded on the token, or null.
    */
   recheck(granted: Granted, selector: Selector, method: string, path: string, now: number): FlagwireError | null {
-    const token = this.store.getToken(granted.token.id);
+    const token = getToken(this.store, granted.token.id);
     try {
       if (token === undefined) throw new FlagwireError('UNKNOWN_TOKEN', 'This token no longer exists.');
       this.authorize(token, selector, now);

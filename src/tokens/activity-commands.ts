@@ -3,6 +3,7 @@ import { newMail } from '../model/mail.js';
 import type { TokenActivity, TokenDenialRecord, TokenRequestRecord } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { getProject } from '../model-records/project-records.js';
+import { getToken, putActivity, getActivity } from '../model-records/token-records.js';
 
 /** How many requests and denials each token keeps. */
 export const kActivityKept = 50;
@@ -19,9 +20,9 @@ export interface ActivityBatch {
 export function recordActivity(w: StoreWriter, input: { batches: ActivityBatch[] }, now: number): { mailed: number } {
   let mailed = 0;
   for (const batch of input.batches) {
-    const token = w.getToken(batch.tokenId);
+    const token = getToken(w, batch.tokenId);
     if (!token) continue;
-    const stored: TokenActivity = w.getActivity(token.id) ?? {
+    const stored: TokenActivity = getActivity(w, token.id) ?? {
       tokenId: token.id,
       lastUsedAt: null,
       recent: [],
@@ -39,13 +40,13 @@ export function recordActivity(w: StoreWriter, input: { batches: ActivityBatch[]
       next.lastDenialMailAt = now;
       mailed += queueDenialMail(w, token.id, latest, now);
     }
-    w.putActivity(next);
+    putActivity(w, next);
   }
   return { mailed };
 }
 
 function queueDenialMail(w: StoreWriter, tokenId: string, denial: TokenDenialRecord, now: number): number {
-  const token = w.getToken(tokenId)!;
+  const token = getToken(w, tokenId)!;
   const project = getProject(w, token.projectId);
   if (!project || project.orgId === null) return 0;
   const recipients = new Set<string>();

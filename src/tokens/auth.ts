@@ -6,6 +6,7 @@ import { hashSecret, kTokenPrefix } from '../model/ids.js';
 import { unknownToken } from '../model-records/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
+import { getTokenByHash } from '../model-records/token-records.js';
 
 // `<scheme> <token>`: the scheme is matched case-insensitively (RFC 9110 §11.1: `bearer` is `Bearer`),
 // the token exactly, as its hash is looked up.
@@ -26,7 +27,7 @@ export function identifyToken(store: StoreReader, header: string): Token {
   if (!kTokenShape.test(secret)) {
     throw new FlagwireError('MALFORMED_TOKEN', `The Authorization header must be "Bearer ${kTokenPrefix}_<secret>".`);
   }
-  const token = store.getTokenByHash(hashSecret(secret));
+  const token = getTokenByHash(store, hashSecret(secret));
   if (!token) throw unknownToken();
   return token;
 }

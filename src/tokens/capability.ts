@@ -1,12 +1,12 @@
 // API tokens and their recorded activity as a capability (src/capability/capability.ts).
-import { kTokenRecords, kActivityRecords } from '../store/record-kinds.js';
+import { kActivityRecords, kTokenRecords } from '../model-records/token-records.js';
 import { defineCapability } from '../capability/capability.js';
 import { TokenDescription } from './representation.js';
 import { kTokenAuditActions, kTokenCommands } from './token-commands.js';
 
 export const kTokens = defineCapability({
   name: 'tokens',
-  databases: ['tokens', 'tokenHashes', 'activity'],
+  databases: ['tokens', 'activity'],
   records: [kTokenRecords, kActivityRecords],
   commands: kTokenCommands,
   routes: async () => (await import('./routes.js')).kTokenApiRoutes,

@@ -4,6 +4,7 @@ import * as tokenOut from './cli-output.js';
 import { principalOf } from '../actor/audit-actor.js';
 import { requireProject, requireToken } from '../model-records/lookups.js';
 import { kMaxGracePeriodSeconds, kTokenCommands, tokenView, type TokenView } from './token-commands.js';
+import { getActivity, listTokens } from '../model-records/token-records.js';
 
 const kAsTokenUser = 'the person acting (a user id); the audit log names them (actor user:<id>)';
 
@@ -68,7 +69,7 @@ export const kTokenCli: readonly CliCommand[] = [
     run: (args, ctx) =>
       ctx.read((r): { tokens: TokenView[] } => {
         const project = requireProject(r, args.positional('PROJECT_ID'));
-        return { tokens: r.listTokens(project.id).map(tokenView) };
+        return { tokens: listTokens(r, project.id).map(tokenView) };
       }),
     human: (result: { tokens: TokenView[] }, now) => tokenOut.renderTokens(result.tokens, now),
   }),
@@ -81,7 +82,7 @@ export const kTokenCli: readonly CliCommand[] = [
     run: (args, ctx) =>
       ctx.read((r): tokenOut.ActivityView => {
         const token = requireToken(r, args.positional('TOKEN_ID'));
-        const activity = r.getActivity(token.id);
+        const activity = getActivity(r, token.id);
         return {
           tokenId: token.id,
           lastUsedAt: activity?.lastUsedAt ?? null,

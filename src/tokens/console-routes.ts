@@ -8,6 +8,7 @@ import { mayEndGrace, mayManageToken, projectAccess } from '../console-route/acc
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kMaxActiveTokens, kTokenCommands, tokenView } from './token-commands.js';
+import { getActivity, listTokens } from '../model-records/token-records.js';
 
 /** The writer checks each value (a permission, environments of the project, an expiry). */
 const kTokenForm = compileForm(
@@ -23,7 +24,7 @@ function tokenAccess(call: ApiCall, tokenId: string): { token: Token; access: Re
 
 export function tokensView(call: ApiCall) {
   const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-  const tokens = call.store.listTokens(access.project.id).map((t) => {
+  const tokens = listTokens(call.store, access.project.id).map((t) => {
     const inGrace = inRotationGrace(t, call.now);
     return {
       ...tokenView(t),
@@ -44,7 +45,7 @@ export type TokensView = ReturnType<typeof tokensView>;
 
 export function activityView(call: ApiCall) {
   const { token, access } = tokenAccess(call, call.params.tokenId!);
-  const activity = call.store.getActivity(token.id);
+  const activity = getActivity(call.store, token.id);
   return {
     project: access.project,
     token: { ...tokenView(token), status: tokenStatus(token, call.now) },

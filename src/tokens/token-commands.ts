@@ -13,6 +13,7 @@ import { commandTable } from '../writer/command.js';
 import { recordActivity } from './activity-commands.js';
 import { cleanList, requireName } from '../model/input-checks.js';
 import { type PersonActor, personActor, type Principal } from '../actor/audit-actor.js';
+import { putToken, listTokens } from '../model-records/token-records.js';
 
 /** Every audit action the token commands write. */
 export const kTokenAuditActions = ['token.create', 'token.rotate', 'token.revoke'] as const;
@@ -118,7 +119,7 @@ export function tokenRotate(w: StoreWriter, input: TokenRotateInput, now: number
   const graceSeconds = gracePeriodSeconds(input.gracePeriodSeconds);
   const token = requireManageableToken(w, input.tokenId, person, 'rotate', now);
   const graceEndsAt = graceSeconds === 0 ? null : now + graceSeconds * 1000;
-  w.putToken({ ...token, revokedAt: now, ...(graceEndsAt === null ? {} : { graceEndsAt }) });
+  putToken(w, { ...token, revokedAt: now, ...(graceEndsAt === null ? {} : { graceEndsAt }) });
   const created = issueToken(
     w,
     {
@@ -155,7 +156,7 @@ export function tokenRevoke(w: StoreWriter, input: { tokenId: string } & AsPerso
   const person = personActor(w, input.principal, 'revoke a token');
   const token = requireManageableToken(w, input.tokenId, person, 'revoke', now);
   const inGrace = inRotationGrace(token, now);
-  w.putToken(inGrace ? { ...token, graceEndsAt: now } : { ...token, revokedAt: now });
+  putToken(w, inGrace ? { ...token, graceEndsAt: now } : { ...token, revokedAt: now });
   w.appendAudit({
     at: now,
     projectId: token.projectId,
@@ -186,7 +187,7 @@ interface TokenAudit {
 
 function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit: TokenAudit): CreatedToken {
   // Expired tokens that were never revoked still hold a slot (spec: Limits).
-  const active = w.listTokens(settings.projectId).filter(holdsTokenSlot).length;
+  const active = listTokens(w, settings.projectId).filter(holdsTokenSlot).length;
   if (active >= kMaxActiveTokens) {
     throw new FlagwireError(
       'INVALID_REQUEST',
@@ -195,7 +196,7 @@ function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit:
   }
   const secret = newTokenSecret();
   const token: Token = { id: randomId(kTokenIdLength), ...settings, createdAt: now, revokedAt: null, secretHash: hashSecret(secret) };
-  w.putToken(token);
+  putToken(w, token);
   w.appendAudit({
     at: now,
     projectId: token.projectId,

@@ -15,6 +15,7 @@ import { type AccessReader, authorizeToken } from '../model-records/token-access
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { identifyToken } from '../tokens/auth.js';
+import { getToken } from '../model-records/token-records.js';
 
 export interface FeaturesGrant {
   readonly token: Token;
@@ -77,7 +78,7 @@ export class FeaturesAccess {
    * lapsed, its environment gone: no longer): an open stream asks before each change it sends.
    */
   static stillGranted(store: AccessReader, granted: FeaturesGrant, now: number): boolean {
-    const token = store.getToken(granted.token.id);
+    const token = getToken(store, granted.token.id);
     if (token === undefined) return false;
     try {
       const again = authorizeFeatures(store, token, now);

@@ -8,6 +8,7 @@ import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
 import { startWorldServer } from '../helpers/world-server.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
+import { getActivity } from '../../src/model-records/token-records.js';
 
 const setup = (t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {}) =>
   startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1', ...env });
@@ -24,7 +25,7 @@ t.test('activity: last use and recent requests, flushed through the writer', asy
   await call(server.baseUrl, 'PATCH', `/api/v1/flags/${world.ids.flag}`, { token: world.secrets.write, body: { enabled: false } });
   await flushActivity(server);
   world.store.resetReadTxn();
-  const activity = world.store.getActivity(world.tokenIds.write!)!;
+  const activity = getActivity(world.store, world.tokenIds.write!)!;
   t.type(activity.lastUsedAt, 'number');
   t.match(
     activity.recent,
@@ -48,7 +49,7 @@ t.test('a refused real token is recorded and e-mailed once per 24 hours', async 
   t.equal((await deny()).status, 403);
   await flushActivity(server);
   world.store.resetReadTxn();
-  const activity = world.store.getActivity(world.tokenIds.read!)!;
+  const activity = getActivity(world.store, world.tokenIds.read!)!;
   t.equal(activity.denials.length, 1);
   t.match(activity.denials[0], { method: 'PATCH', reason: /Insufficient permission/ });
   const first = mail();
@@ -61,7 +62,7 @@ t.test('a refused real token is recorded and e-mailed once per 24 hours', async 
   await flushActivity(server);
   t.equal(mail().length, 2, 'no second e-mail within 24 hours');
   world.store.resetReadTxn();
-  t.equal(world.store.getActivity(world.tokenIds.read!)!.denials.length, 2, 'but the denial is recorded');
+  t.equal(getActivity(world.store, world.tokenIds.read!)!.denials.length, 2, 'but the denial is recorded');
 
   await advanceClock(server, 24 * 3600 + 1);
   t.equal((await deny()).status, 403);
@@ -86,7 +87,7 @@ t.test('the e-mail limit holds across restarts', async (t) => {
   await server.stop();
   world.store.resetReadTxn();
   t.equal(world.store.listMail().length, 1, 'no new e-mail after the restart');
-  t.equal(world.store.getActivity(world.tokenIds.multiRead!)!.denials.length, 2);
+  t.equal(getActivity(world.store, world.tokenIds.multiRead!)!.denials.length, 2);
 });
 
 t.test("an expired token's refusal is a denial on its activity, e-mailed at most once per 24 hours", async (t) => {

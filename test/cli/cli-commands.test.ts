@@ -6,6 +6,7 @@ import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { cli, expectAllRefused, expectRefused, inStore, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import { putActivity } from '../../src/model-records/token-records.js';
 
 const kDayMs = 24 * 3600 * 1000;
 const dir = tempDir(t);
@@ -411,7 +412,7 @@ t.test('token create, list, rotate, revoke, activity', async (t) => {
   t.strictSame(activity, { tokenId: created.id, lastUsedAt: null, recent: [], denials: [] }, 'no activity: empty lists');
   const at = Date.now();
   await inStore(dir, (_run, w) =>
-    w.putActivity({
+    putActivity(w, {
       tokenId: created.id,
       lastUsedAt: at,
       lastDenialMailAt: at,

@@ -9,6 +9,7 @@ import { cli, expectRefused, inStore, ok, parseOneObject } from '../helpers/cli.
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
+import { putActivity } from '../../src/model-records/token-records.js';
 
 t.test('--json success: exactly one JSON object on one line, exit 0, nothing on stderr', async (t) => {
   const dir = tempDir(t);
@@ -343,7 +344,7 @@ t.test('human output of activity, mail and audit changes', async (t) => {
       body: { name: 'search', environments: { staging: { enabled: true, trafficPercentage: 30, cohorts: ['qa'] } } },
     });
     const token = run('tokenCreate', { projectId: project.id, principal: principalOf(user.id), name: 'n', permission: 'read' });
-    w.putActivity({
+    putActivity(w, {
       tokenId: token.id,
       lastUsedAt: at,
       lastDenialMailAt: null,

@@ -16,6 +16,7 @@ import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { listFlags } from '../../src/flag-records/flag-store.js';
 import { listOrgs } from '../../src/model-records/org-records.js';
 import { listProjects } from '../../src/model-records/project-records.js';
+import { listTokens } from '../../src/model-records/token-records.js';
 
 export interface World {
   store: Store;
@@ -133,7 +134,7 @@ export function buildWorld(dataDir: string): World {
       projects,
       flags: projects.map((p) => listFlags(store, p.id)),
       audit: projects.map((p) => store.listAudit(p.id, { limit: 1000, before: null })),
-      tokens: projects.map((p) => store.listTokens(p.id)),
+      tokens: projects.map((p) => listTokens(store, p.id)),
     });
   };
   return {

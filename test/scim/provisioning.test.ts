@@ -14,6 +14,7 @@ import { kScimSettingsRecords, kScimUserRecords } from '../../src/scim/records.j
 import { scimEnable, scimGroupRole, scimGroupWrite, scimUserWrite } from '../../src/scim/scim-commands.js';
 import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import { getToken } from '../../src/model-records/token-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 
@@ -95,7 +96,7 @@ t.test("deprovisioning stops a rotated token's old secret still in its grace per
   const rotated = store.transact((w) =>
     tokenRotate(w, { tokenId: token.id, principal: principalOf(person.id), gracePeriodSeconds: 3600 }, at),
   );
-  t.equal(secretStatus(store.getToken(token.id)!, at + 10), 'active', 'the old secret is in its grace');
+  t.equal(secretStatus(getToken(store, token.id)!, at + 10), 'active', 'the old secret is in its grace');
   store.transact((w) =>
     scimUserWrite(
       w,
@@ -104,7 +105,7 @@ t.test("deprovisioning stops a rotated token's old secret still in its grace per
     ),
   );
   for (const id of [token.id, rotated.id]) {
-    const now = store.getToken(id)!;
+    const now = getToken(store, id)!;
     t.equal(secretStatus(now, at + 11), 'revoked', `${id}: refused from then on`);
     t.match(now.revokedReason, /dev@acme\.test was deprovisioned/, `${id}: with the reason`);
   }

@@ -10,6 +10,7 @@ import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { flushActivity } from '../helpers/test-hooks.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
+import { getActivity } from '../../src/model-records/token-records.js';
 
 const world = buildEvalWorld();
 const { ids } = world;
@@ -160,8 +161,8 @@ t.test("requests count on the token's activity, refusals as denials", async (t) 
   await get(`/v1/snapshots/${ids.multi}?env=production`, limitedToken.secret);
   await flushActivity(server);
   world.store.resetReadTxn();
-  t.match(world.store.getActivity(readToken.id)!.recent[0], { method: 'GET', path: `/v1/snapshots/${ids.single}`, status: 200 });
-  const denied = world.store.getActivity(limitedToken.id)!;
+  t.match(getActivity(world.store, readToken.id)!.recent[0], { method: 'GET', path: `/v1/snapshots/${ids.single}`, status: 200 });
+  const denied = getActivity(world.store, limitedToken.id)!;
   t.match(denied.recent[0], { status: 403 });
   t.match(denied.denials[0], { reason: /may not access environment "production"/, path: `/v1/snapshots/${ids.multi}` });
 });

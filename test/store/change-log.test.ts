@@ -21,6 +21,7 @@ import { LmdbWritePath } from '../../src/store/write-path.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
 import { getOrg } from '../../src/model-records/org-records.js';
+import { putActivity } from '../../src/model-records/token-records.js';
 
 const now = Date.UTC(2030, 0, 1);
 
@@ -48,7 +49,7 @@ t.test('the embedded write path logs each revision it makes, with the relayed ch
   const project = await write((w) =>
     runCommand(w, 'projectCreate', { principal: kOperator, orgId: org.id, name: 'Shop', kind: 'single' }, now),
   );
-  await write((w) => w.putActivity({ tokenId: 'tok_x', lastUsedAt: now, recent: [], denials: [], lastDenialMailAt: null }));
+  await write((w) => putActivity(w, { tokenId: 'tok_x', lastUsedAt: now, recent: [], denials: [], lastDenialMailAt: null }));
   const flag = await write((w) =>
     runCommand(w, 'flagCreate', { projectId: project.id, body: { name: 'checkout', enabled: true }, principal: kOperator }, now),
   );

@@ -1,12 +1,15 @@
 // The kinds of src/model as simple kinds (src/model-records): a data file an older Flagwire wrote, before
 // they were, reads the same. Organisations and projects kept their databases, keys and lookups; a
 // project's audiences were entries in projectIndex ([projectId, 'a', id]) until schema 17, which files
-// them in the audience kind's lookup instead.
+// them in the audience kind's lookup instead; a project's tokens were entries there too ('t'), and a token
+// by its secret's hash one in tokenHashes, until schema 18, which files them in the token kind's lookups
+// and drops both databases.
 import { join } from 'node:path';
 import { type Key, open } from 'lmdb';
 import t, { type Test } from 'tap';
 import type { Org } from '../../src/model/accounts.js';
 import type { Audience, Project } from '../../src/model/projects.js';
+import type { Token, TokenActivity } from '../../src/model/tokens.js';
 import { findOrgByName, getOrg, listOrgs, putOrg } from '../../src/model-records/org-records.js';
 import {
   getAudience,
@@ -17,6 +20,7 @@ import {
   putAudience,
   putProject,
 } from '../../src/model-records/project-records.js';
+import { getActivity, getToken, getTokenByHash, listTokens, putActivity, putToken } from '../../src/model-records/token-records.js';
 import { kFileName, kKeyedIndexes, kMaxDbs, kSchemaVersion } from '../../src/store/layout.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { countRawKeys, forgetLookups, Store } from '../helpers/store.js';
@@ -27,82 +31,134 @@ const shop: Project = { id: 'prj_1', name: 'Shop', kind: 'single', orgId: org.id
 const mine: Project = { id: 'prj_2', name: 'Mine', kind: 'single', orgId: null, ownerUserId: 'usr_1', environments: [], createdAt: at + 1 };
 const audience = (id: string, projectId: string): Audience => ({ id, projectId, name: id, rules: [], updatedAt: at });
 const audiences = [audience('aud_b', shop.id), audience('aud_a', shop.id), audience('aud_c', mine.id)];
+const token = (id: string, projectId: string, createdAt: number): Token => ({
+  id,
+  projectId,
+  name: id,
+  permission: 'read',
+  environments: [],
+  expiresAt: 0,
+  createdAt,
+  createdBy: 'usr_1',
+  revokedAt: null,
+  secretHash: id.padEnd(64, '0'),
+});
+// Not in the order of their ids: a project's list is oldest first.
+const tokens = [token('tok_b', shop.id, at), token('tok_a', shop.id, at + 1), token('tok_c', mine.id, at)];
+const activity: TokenActivity = { tokenId: 'tok_a', lastUsedAt: at, recent: [], denials: [], lastDenialMailAt: null };
 
 /** The project's audiences' ids, as listAudiences gives them. */
 const ids = (list: readonly { id: string }[]) => list.map((a) => a.id);
 
-/** Leaves the data file of `dir` (closed) as schema 16 did: audiences in projectIndex, not in their kind's lookup. */
-async function asSchema16(dir: string): Promise<void> {
-  // Whether the file named the lookup is beside the point: a schema 16 file named none of the audience kind's.
-  await forgetLookups(dir, 'audience');
+/**
+ * Leaves the data file of `dir` (closed) as schema `version` did: tokens in projectIndex and tokenHashes,
+ * not in their kind's lookups; at 16, audiences in projectIndex too, not in theirs.
+ */
+async function asSchema(dir: string, version: 16 | 17): Promise<void> {
+  // Whether the file named the lookups is beside the point: such a file named none of these kinds'.
+  await forgetLookups(dir, 'token');
+  if (version === 16) await forgetLookups(dir, 'audience');
   const raw = open({ path: join(dir, kFileName), maxDbs: kMaxDbs });
   const index = raw.openDB<null, Key[]>({ name: 'projectIndex' });
-  for (const a of audiences) index.putSync([a.projectId, 'a', a.id], null);
-  raw.openDB<unknown, string>({ name: 'meta' }).putSync('schemaVersion', 16);
+  const hashes = raw.openDB<string, string>({ name: 'tokenHashes' });
+  for (const k of tokens) {
+    index.putSync([k.projectId, 't', k.id], null);
+    hashes.putSync(k.secretHash, k.id);
+  }
+  if (version === 16) for (const a of audiences) index.putSync([a.projectId, 'a', a.id], null);
+  raw.openDB<unknown, string>({ name: 'meta' }).putSync('schemaVersion', version);
   await raw.close();
 }
 
-/** projectIndex's entries of audiences ('a') in the data file of `dir` (closed). */
-async function audienceEntries(dir: string): Promise<number> {
+/** The databases of the data file of `dir` (closed). */
+async function databases(dir: string): Promise<string[]> {
   const raw = open({ path: join(dir, kFileName), maxDbs: kMaxDbs, readOnly: true });
-  const count = [...raw.openDB<null, Key[]>({ name: 'projectIndex' }).getKeys()].filter((key) => key[1] === 'a').length;
+  const names = [...raw.getKeys()].map(String);
   await raw.close();
-  return count;
+  return names;
 }
 
-t.test('a schema 16 data file: read as it is read-only, its audiences filed anew when opened for writing', async (t) => {
-  const dir = tempDir(t, 'flagwire-model-kinds-');
-  const made = Store.open(dir);
-  made.transact((w) => {
+/** Writes every kind's records into a new data file in `dir`, and closes it. */
+async function made(dir: string): Promise<void> {
+  const store = Store.open(dir);
+  store.transact((w) => {
     putOrg(w, org);
     putProject(w, shop);
     putProject(w, mine);
     for (const a of audiences) putAudience(w, a);
+    for (const k of tokens) putToken(w, k);
+    putActivity(w, activity);
   });
-  await made.close();
-  await asSchema16(dir);
-  t.equal(await countRawKeys(dir, kKeyedIndexes, 'audience'), 0, 'no audience in the lookups, as schema 16 kept none');
-
-  const reads = (store: Store, t: Test) => {
-    t.strictSame(getOrg(store, org.id), org, 'the organisation');
-    t.strictSame(ids(listOrgs(store)), [org.id]);
-    t.equal(findOrgByName(store, ' ACME ')?.id, org.id, 'by its name');
-    t.strictSame(getProject(store, shop.id), shop, 'a project');
-    t.strictSame(ids(listOrgProjects(store, org.id)), [shop.id], "the organisation's projects");
-    t.strictSame(ids(listPersonalProjects(store, 'usr_1')), [mine.id], "the user's personal ones");
-    t.strictSame(getAudience(store, 'aud_a'), audiences[1], 'an audience');
-    t.strictSame(ids(listAudiences(store, shop.id)), ['aud_a', 'aud_b'], "a project's audiences, in the order of their ids");
-    t.strictSame(ids(listAudiences(store, mine.id)), ['aud_c'], "another project's");
-  };
-
-  const reader = Store.open(dir, { readOnly: true });
-  t.equal(reader.schemaVersion(), 16, 'a read-only open reads the file as it is');
-  t.test('read-only', async (t) => reads(reader, t));
-  await reader.close();
-
-  const store = Store.open(dir);
-  t.equal(store.schemaVersion(), kSchemaVersion, 'migrated when opened for writing');
-  t.test('migrated', async (t) => reads(store, t));
-  store.transact((w) => putAudience(w, audience('aud_d', mine.id)));
-  t.strictSame(ids(listAudiences(store, mine.id)), ['aud_c', 'aud_d'], 'an audience written after it is filed too');
   await store.close();
-  t.equal(await audienceEntries(dir), 0, "projectIndex's audience entries are gone");
-  t.equal(await countRawKeys(dir, kKeyedIndexes, 'audience'), 4, 'each audience filed once, in its kind lookup');
-});
+}
 
-t.test("a node's copy files the audiences it copies and applies", async (t) => {
+/** Every read of the kinds, as a store of either layout answers it. */
+function reads(store: Store, t: Test): void {
+  t.strictSame(getOrg(store, org.id), org, 'the organisation');
+  t.strictSame(ids(listOrgs(store)), [org.id]);
+  t.equal(findOrgByName(store, ' ACME ')?.id, org.id, 'by its name');
+  t.strictSame(getProject(store, shop.id), shop, 'a project');
+  t.strictSame(ids(listOrgProjects(store, org.id)), [shop.id], "the organisation's projects");
+  t.strictSame(ids(listPersonalProjects(store, 'usr_1')), [mine.id], "the user's personal ones");
+  t.strictSame(getAudience(store, 'aud_a'), audiences[1], 'an audience');
+  t.strictSame(ids(listAudiences(store, shop.id)), ['aud_a', 'aud_b'], "a project's audiences, in the order of their ids");
+  t.strictSame(ids(listAudiences(store, mine.id)), ['aud_c'], "another project's");
+  t.strictSame(getToken(store, 'tok_a'), tokens[1], 'a token');
+  t.equal(getTokenByHash(store, tokens[2]!.secretHash)?.id, 'tok_c', 'a token by its secret');
+  t.equal(getTokenByHash(store, 'ff'.repeat(32)), undefined, 'no token by a secret of none');
+  t.strictSame(ids(listTokens(store, shop.id)), ['tok_b', 'tok_a'], "a project's tokens, oldest first");
+  t.strictSame(getActivity(store, 'tok_a'), activity, "a token's activity");
+}
+
+for (const version of [16, 17] as const)
+  t.test(`a schema ${version} data file: read as it is read-only, its records filed anew when opened for writing`, async (t) => {
+    const dir = tempDir(t, 'flagwire-model-kinds-');
+    await made(dir);
+    await asSchema(dir, version);
+    t.equal(await countRawKeys(dir, kKeyedIndexes, 'token'), 0, 'no token in the lookups, as the file kept none');
+
+    const reader = Store.open(dir, { readOnly: true });
+    t.equal(reader.schemaVersion(), version, 'a read-only open reads the file as it is');
+    t.test('read-only', async (t) => reads(reader, t));
+    await reader.close();
+
+    const store = Store.open(dir);
+    t.equal(store.schemaVersion(), kSchemaVersion, 'migrated when opened for writing');
+    t.test('migrated', async (t) => reads(store, t));
+    store.transact((w) => {
+      putAudience(w, audience('aud_d', mine.id));
+      putToken(w, token('tok_d', mine.id, at + 2));
+    });
+    t.strictSame(ids(listAudiences(store, mine.id)), ['aud_c', 'aud_d'], 'an audience written after it is filed too');
+    t.strictSame(ids(listTokens(store, mine.id)), ['tok_c', 'tok_d'], 'and a token');
+    await store.close();
+    const names = await databases(dir);
+    t.notOk(names.includes('projectIndex') || names.includes('tokenHashes'), 'projectIndex and tokenHashes are dropped');
+    t.equal(await countRawKeys(dir, kKeyedIndexes, 'audience'), 4, 'each audience filed once, in its kind lookup');
+    t.equal(await countRawKeys(dir, kKeyedIndexes, 'token'), 8, 'each token filed by project and by hash');
+  });
+
+t.test("a node's copy files the audiences and tokens it copies and applies", async (t) => {
   const source = Store.open(tempDir(t, 'flagwire-model-kinds-'));
   t.teardown(() => source.close());
   source.transact((w) => {
     putOrg(w, org);
     putProject(w, shop);
     putAudience(w, audiences[0]!);
+    putToken(w, tokens[0]!);
   });
   const copy = Store.open(tempDir(t, 'flagwire-model-kinds-'));
   t.teardown(() => copy.close());
   copy.replaceAll('db-1', 0, source.exportRecords());
   t.strictSame(ids(listAudiences(copy, shop.id)), ['aud_b'], 'a full copy');
-  const { changes } = source.rehearse([(w) => putAudience(w, audiences[1]!)]);
+  t.equal(getTokenByHash(copy, tokens[0]!.secretHash)?.id, 'tok_b', "a token's, by its secret");
+  const { changes } = source.rehearse([
+    (w) => {
+      putAudience(w, audiences[1]!);
+      putToken(w, tokens[1]!);
+    },
+  ]);
   copy.applyRevisions([{ revision: 1, changes }]);
   t.strictSame(ids(listAudiences(copy, shop.id)), ['aud_a', 'aud_b'], 'an audience applied');
+  t.strictSame(ids(listTokens(copy, shop.id)), ['tok_b', 'tok_a'], 'a token applied');
 });

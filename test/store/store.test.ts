@@ -42,6 +42,7 @@ import {
 import { deleteFlag, findFlagByName, getFlag, getUsage, listFlags, putFlag, putUsage } from '../../src/flag-records/flag-store.js';
 import { getOrg, putOrg, listOrgs } from '../../src/model-records/org-records.js';
 import { putProject, listProjects, getProject, listAudiences, getAudience, putAudience } from '../../src/model-records/project-records.js';
+import { putToken, putActivity, listTokens, getTokenByHash, getActivity, getToken } from '../../src/model-records/token-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 
@@ -166,8 +167,8 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
     putFlag(w, single);
     putFlag(w, older);
     putFlag(w, group);
-    w.putToken(token);
-    w.putActivity(activity);
+    putToken(w, token);
+    putActivity(w, activity);
     const a1 = w.appendAudit(audit('prj_1', 'flag.create'));
     const a2 = w.appendAudit(audit('prj_2', 'flag.patch'));
     const a3 = w.appendAudit(audit('prj_1', 'flag.rename'));
@@ -203,13 +204,13 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
   t.strictSame(listAudiences(again, 'prj_2'), []);
   t.strictSame(getFlag(again, 'flg_g'), group, 'a group flag keeps null (inherit) and override cohorts apart');
   t.strictSame(listFlags(again, 'prj_1'), [older, single], 'oldest first');
-  t.strictSame(again.getToken(token.id), token);
-  t.strictSame(again.getTokenByHash(token.secretHash), token);
-  t.equal(again.getTokenByHash('cd'.repeat(32)), undefined);
-  t.strictSame(again.listTokens('prj_1'), [token]);
-  t.strictSame(again.listTokens('prj_2'), []);
-  t.strictSame(again.getActivity(token.id), activity);
-  t.equal(again.getActivity('nope'), undefined);
+  t.strictSame(getToken(again, token.id), token);
+  t.strictSame(getTokenByHash(again, token.secretHash), token);
+  t.equal(getTokenByHash(again, 'cd'.repeat(32)), undefined);
+  t.strictSame(listTokens(again, 'prj_1'), [token]);
+  t.strictSame(listTokens(again, 'prj_2'), []);
+  t.strictSame(getActivity(again, token.id), activity);
+  t.equal(getActivity(again, 'nope'), undefined);
   t.strictSame(again.listAudit('prj_1', { limit: 10, before: null }), [written.a3, written.a1], 'newest first, one project only');
   t.strictSame(again.listAudit('prj_1', { limit: 1, before: null }), [written.a3]);
   t.strictSame(again.listAudit('prj_1', { limit: 10, before: 3 }), [written.a1], 'before pages back');
@@ -225,20 +226,20 @@ t.test('updates replace, deletes remove, and indexes follow', async (t) => {
     putProject(w, project);
     putFlag(w, single);
     putFlag(w, older);
-    w.putToken(token);
+    putToken(w, token);
   });
   store.transact((w) => {
     putFlag(w, { ...single, name: 'renamed' });
     deleteFlag(w, older);
-    w.putToken({ ...token, revokedAt: at });
+    putToken(w, { ...token, revokedAt: at });
   });
   t.strictSame(
     listFlags(store, 'prj_1').map((f) => f.name),
     ['renamed'],
   );
   t.equal(getFlag(store, older.id), undefined);
-  t.equal(store.getTokenByHash(token.secretHash)?.revokedAt, at);
-  t.equal(store.listTokens('prj_1').length, 1, 'a token put twice is listed once');
+  t.equal(getTokenByHash(store, token.secretHash)?.revokedAt, at);
+  t.equal(listTokens(store, 'prj_1').length, 1, 'a token put twice is listed once');
 });
 
 t.test('writes only inside transact; a throwing transaction writes nothing', async (t) => {
@@ -270,7 +271,7 @@ t.test('configSeq moves only with configuration: audit, activity and mail writes
   store.transact((w) => putOrg(w, org));
   const seq = store.configSeq();
   store.transact((w) => {
-    w.putActivity(activity);
+    putActivity(w, activity);
     w.appendAudit(audit('prj_1', 'flag.tags'));
     w.putMail({ ...w.appendMail(mail), sentAt: at, attempts: 1 });
   });
@@ -279,7 +280,7 @@ t.test('configSeq moves only with configuration: audit, activity and mail writes
   t.equal(store.configSeq(), seq + 1, 'a flag write moves it');
   store.transact((w) => deleteFlag(w, single));
   t.equal(store.configSeq(), seq + 2, 'a flag delete moves it');
-  store.transact((w) => w.putToken(token));
+  store.transact((w) => putToken(w, token));
   t.equal(store.configSeq(), seq + 3, 'a token write (revocation) moves it');
 });
 
@@ -453,7 +454,7 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(kSchemaVersion, 17);
+  t.equal(kSchemaVersion, 18);
   t.strictSame(
     store.listDueMail(at + 5, 10).map((m) => m.seq),
     [2],

@@ -13,6 +13,7 @@ import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { type OpenStream, type SyncCall, SyncClient, unreadCall } from '../helpers/sync-client.js';
 import { buildWorld } from '../helpers/world.js';
 import { findFlagByName } from '../../src/flag-records/flag-store.js';
+import { getActivity } from '../../src/model-records/token-records.js';
 
 const kMaxStreams = 4;
 const dataDir = tempDataDir();
@@ -407,7 +408,7 @@ t.test("a revoked token's open stream ends UNAUTHENTICATED, and its refusals are
     "the token's activity",
     async () => {
       world.store.resetReadTxn();
-      return world.store.getActivity(made.id);
+      return getActivity(world.store, made.id);
     },
     (a) => a !== undefined && a.denials.length >= 2,
   );
@@ -431,7 +432,7 @@ t.test('an environment refusal is a denial on the token', async (t) => {
     "the staging token's denial",
     async () => {
       world.store.resetReadTxn();
-      return world.store.getActivity(tokenIds.stagingWrite!)?.denials ?? [];
+      return getActivity(world.store, tokenIds.stagingWrite!)?.denials ?? [];
     },
     (denials) => denials.some((d) => d.reason.startsWith('Environment not permitted') && d.method === 'GRPC'),
   );
