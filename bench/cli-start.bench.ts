@@ -22,6 +22,7 @@ import { kCli } from '../test/helpers/server.js';
 import { hostSpeed, machineInfo } from './environment.js';
 import { builtBin } from './locations.js';
 import { getProject } from '../src/model-records/project-records.js';
+import { listUsers } from '../src/model-records/org-records.js';
 
 const { values } = parseArgs({
   options: {
@@ -59,7 +60,7 @@ function seededDataDir(): { dir: string; ownerId: string; orgId: string } {
   const seeded = store.transact((w) => {
     seedDemo(w, {}, Date.now());
     return {
-      ownerId: w.listUsers().find((u) => u.email === 'owner@demo.flagwire.test')!.id,
+      ownerId: listUsers(w).find((u) => u.email === 'owner@demo.flagwire.test')!.id,
       orgId: getProject(w, kDemoProjectIds.shop)!.orgId!,
     };
   });

@@ -13,6 +13,7 @@ import type { Token } from '../model/tokens.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { authorizeTokenWrite } from '../model-records/token-access.js';
 import type { Action } from '../model/permissions.js';
+import { getUser } from '../model-records/org-records.js';
 
 /**
  * Who asks for a change, as it crosses to the writer: a Management API token, a user (the web
@@ -130,7 +131,7 @@ export function personActor(r: StoreReader, principal: Principal, doing: string)
     throw new FlagwireError('FORBIDDEN', `Only a person may ${doing} (the web console's user, or --as USER_ID on the command line).`);
   }
   // An unknown user's id stands for their name, as the audit of a token's change always wrote it.
-  return personOf(r.getUser(principal.userId) ?? { id: principal.userId, name: principal.userId });
+  return personOf(getUser(r, principal.userId) ?? { id: principal.userId, name: principal.userId });
 }
 
 /** As personActor, where the operator at the command line may act too, checked by nothing: null for the operator. */

@@ -7,10 +7,11 @@
 import type { StoreReader } from '../store/interfaces.js';
 import { type ChangeRequest, identitiesOf, type RequestActor, type RequestAuthor, requestIdentities } from './records.js';
 import { getToken } from '../model-records/token-records.js';
+import { getUser } from '../model-records/org-records.js';
 
 /** A user as a request names them (an unknown user's id stands for their name, as the audit has it). */
 function personOf(r: StoreReader, userId: string): RequestActor {
-  return { id: `user:${userId}`, name: r.getUser(userId)?.name ?? userId };
+  return { id: `user:${userId}`, name: getUser(r, userId)?.name ?? userId };
 }
 
 /** The author an audit actor is: a token with the people its changes count as made by; anyone else as is. */

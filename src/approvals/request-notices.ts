@@ -10,6 +10,7 @@ import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { envName } from './policy.js';
 import { kChangeRequestRecords, type ChangeRequest } from './records.js';
 import { approvalProblem, type RequestHeadline } from './request-view.js';
+import { getUser } from '../model-records/org-records.js';
 
 /** What happened to the request that its approvers are told of. */
 export type RequestNotice = 'opened' | 'edited' | 'stale';
@@ -21,7 +22,7 @@ export function approversOf(r: StoreReader, request: ChangeRequest): User[] {
   return r
     .listMembers(project.orgId)
     .filter((member) => approvalProblem(r, request, member.userId, project) === null)
-    .map((member) => r.getUser(member.userId))
+    .map((member) => getUser(r, member.userId))
     .filter((user): user is User => user !== undefined);
 }
 

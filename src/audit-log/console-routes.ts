@@ -6,6 +6,7 @@ import { listFlags } from '../flag-records/flag-store.js';
 import { auditView as entryAsShown } from '../model/audit.js';
 import { listAudiences } from '../model-records/project-records.js';
 import { listTokens } from '../model-records/token-records.js';
+import { getUser } from '../model-records/org-records.js';
 
 const kDefaultAuditLimit = 25;
 const kMaxAuditLimit = 200;
@@ -66,7 +67,7 @@ function actorChoices(call: ApiCall, projectId: string, orgId: string | null): {
     orgId === null
       ? []
       : call.store.listMembers(orgId).flatMap((m) => {
-          const user = call.store.getUser(m.userId);
+          const user = getUser(call.store, m.userId);
           return user === undefined ? [] : [{ ref: `user:${user.id}`, name: user.name }];
         });
   const tokens = listTokens(call.store, projectId).map((t) => ({ ref: `token:${t.id}`, name: `token ${t.name}` }));
@@ -87,7 +88,7 @@ function peopleInKeys(
   if (orgId === null) return [];
   const ids = new Set(entries.flatMap((e) => Object.keys(e.changes).flatMap((key) => [...key.matchAll(kUserInKey)].map((m) => m[1]!))));
   return [...ids].flatMap((id) => {
-    const user = call.store.getRole(orgId, id) === undefined ? undefined : call.store.getUser(id);
+    const user = call.store.getRole(orgId, id) === undefined ? undefined : getUser(call.store, id);
     return user === undefined ? [] : [{ ref: `user:${user.id}`, name: user.name }];
   });
 }

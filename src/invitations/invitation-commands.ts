@@ -21,6 +21,7 @@ import { requireEmail } from '../model/input-checks.js';
 import { auditMembership, checkMayGiveRole, requireRole, userCreate } from '../orgs/org-commands.js';
 import { invitationMail } from './invitation-mail.js';
 import { personActor, personOf, type Principal } from '../actor/audit-actor.js';
+import { findUserByEmail } from '../model-records/org-records.js';
 
 export interface OrgInviteInput {
   orgId: string;
@@ -48,7 +49,7 @@ export function orgInvite(w: StoreWriter, input: OrgInviteInput, now: number): I
   const role = requireRole(input.role);
   checkMayGiveRole(w, org.id, person.userId, role);
   const email = requireEmail(input.email).toLowerCase();
-  const existing = w.findUserByEmail(email);
+  const existing = findUserByEmail(w, email);
   if (existing !== undefined && w.getRole(org.id, existing.id) !== undefined) {
     throw new FlagwireError('INVALID_REQUEST', `${email} is already a member of organisation ${org.id}; change their role instead.`);
   }
@@ -101,7 +102,7 @@ export function invitationJoin(w: StoreWriter, input: InvitationJoinInput, now: 
     invitation?.linkHash === undefined ||
     invitation.linkHash !== input.tokenHash ||
     !isInvitationLive(invitation, now) ||
-    w.findUserByEmail(invitation.email) !== undefined
+    findUserByEmail(w, invitation.email) !== undefined
   ) {
     throw new FlagwireError('NOT_FOUND', notFoundDetail('invitation', input.invitationId));
   }

@@ -7,12 +7,12 @@ import type { Org, User } from '../model/accounts.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { getOrg } from './org-records.js';
+import { getOrg, getUser } from './org-records.js';
 import { getProject, getAudience } from './project-records.js';
 import { getToken } from './token-records.js';
 
 /** What the look-ups read: the matching part of the store's StoreReader. */
-export type RecordReader = Pick<StoreReader, 'getKeyed' | 'getUser'>;
+export type RecordReader = Pick<StoreReader, 'getKeyed'>;
 
 export type RecordKind = 'flag' | 'project' | 'organisation' | 'user' | 'audience' | 'token' | 'invitation';
 
@@ -38,7 +38,7 @@ export function requireOrg(r: RecordReader, id: string): Org {
 }
 
 export function requireUser(r: RecordReader, id: string): User {
-  return found(r.getUser(id), 'user', id);
+  return found(getUser(r, id), 'user', id);
 }
 
 export function requireAudience(r: RecordReader, id: string): Audience {

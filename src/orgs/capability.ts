@@ -1,6 +1,6 @@
 // Organisations, users and their members as a capability (src/capability/capability.ts).
-import { kUserRecords, kMemberRecords } from '../store/record-kinds.js';
-import { kOrgRecords } from '../model-records/org-records.js';
+import { kMemberRecords } from '../store/record-kinds.js';
+import { kOrgRecords, kUserRecords } from '../model-records/org-records.js';
 import { defineCapability } from '../capability/capability.js';
 import { kOrgCommands, type MemberAuditAction } from './org-commands.js';
 

@@ -9,7 +9,7 @@ import { command, type CliCommand, str } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';
 import { readSecretLine } from '../cli-command/read-secret.js';
 import { kOrgCommands } from './org-commands.js';
-import { listOrgs } from '../model-records/org-records.js';
+import { listOrgs, listUsers } from '../model-records/org-records.js';
 
 export const kPlanHelp =
   'free (default), pro, teams, enterprise or teams-trial; the Management API and audiences need teams, enterprise or an active teams-trial';
@@ -126,7 +126,7 @@ export const kOrgCli: readonly CliCommand[] = [
     summary: 'every user, oldest first -> {users}',
     positionals: [],
     options: {},
-    run: (_args, ctx) => ctx.read((r) => ({ users: r.listUsers() })),
+    run: (_args, ctx) => ctx.read((r) => ({ users: listUsers(r) })),
     human: (result: { users: User[] }) => out.renderUsers(result.users),
   }),
 ];

@@ -11,7 +11,7 @@ import { orgAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, FormText } from '../console-route/forms.js';
 import { kOrgCommands } from './org-commands.js';
-import { getOrg } from '../model-records/org-records.js';
+import { getOrg, getUser } from '../model-records/org-records.js';
 import { listPersonalProjects, listOrgProjects } from '../model-records/project-records.js';
 
 const kOrgForm = compileForm(Type.Object({ name: FormText }));
@@ -48,7 +48,7 @@ export function homeView(call: ApiCall) {
       role: i.role,
       expiresAt: i.expiresAt,
       orgName: getOrg(r, i.orgId)?.name ?? i.orgId,
-      invitedByName: r.getUser(i.invitedBy)?.name ?? i.invitedBy,
+      invitedByName: getUser(r, i.invitedBy)?.name ?? i.invitedBy,
     }));
   return { user: call.user, orgs, personal, invitations, canCreateOrgs: call.config.consoleCreateOrgs };
 }
@@ -56,7 +56,7 @@ export type HomeView = ReturnType<typeof homeView>;
 
 export function membersView(call: ApiCall) {
   const { org, role } = orgAccess(call.store, call.user, call.params.orgId!);
-  const members = call.store.listMembers(org.id).map((m) => ({ ...m, user: call.store.getUser(m.userId) ?? null }));
+  const members = call.store.listMembers(org.id).map((m) => ({ ...m, user: getUser(call.store, m.userId) ?? null }));
   const canManage = can(role, 'manageMembers');
   // Pending invitations name addresses: shown to those who may invite, as the writer's rule.
   const invitations = canManage

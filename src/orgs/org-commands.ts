@@ -11,7 +11,7 @@ import { requireEmail, requireName } from '../model/input-checks.js';
 import { type Actor, personOrOperator, type Principal } from '../actor/audit-actor.js';
 import { lastOwnerRefusal } from './owners.js';
 import { listOrgProjects } from '../model-records/project-records.js';
-import { putOrg, findOrgByName } from '../model-records/org-records.js';
+import { putOrg, findOrgByName, putUser, findUserByEmail } from '../model-records/org-records.js';
 
 export interface OrgCreateInput {
   name: string;
@@ -78,14 +78,14 @@ export interface UserCreateInput {
 
 export function userCreate(w: StoreWriter, input: UserCreateInput, now: number): User {
   const email = requireEmail(input.email);
-  if (w.findUserByEmail(email)) throw new FlagwireError('INVALID_REQUEST', `a user with e-mail ${email} already exists`);
+  if (findUserByEmail(w, email)) throw new FlagwireError('INVALID_REQUEST', `a user with e-mail ${email} already exists`);
   const user: User = {
     id: `usr_${randomId(12)}`,
     email,
     name: input.name === undefined ? email.split('@')[0]! : requireName('name', input.name),
     createdAt: now,
   };
-  w.putUser(user);
+  putUser(w, user);
   return user;
 }
 

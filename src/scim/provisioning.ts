@@ -20,6 +20,7 @@ import { type GroupState, personEmail, personName, type UserState } from './reso
 import { kScimGroupRecords, kScimUserRecords, orgUsersBy, type ScimGroup, type ScimSettings, type ScimUser } from './records.js';
 import { listOrgProjects } from '../model-records/project-records.js';
 import { putToken, listTokens } from '../model-records/token-records.js';
+import { putUser, findUserByEmail } from '../model-records/org-records.js';
 
 /** Every audit action SCIM writes (besides member.role for the roles its groups give). */
 export const kScimAuditActions = [
@@ -82,12 +83,12 @@ export function createUser(w: StoreWriter, settings: ScimSettings, state: UserSt
   if (w.tallyOf(kScimUserRecords, 'userName', orgId).count >= kMaxScimUsers)
     throw scimRefusal('tooMany', `An organisation holds at most ${kMaxScimUsers} SCIM users.`);
   const email = personEmail(state);
-  let person = w.findUserByEmail(email);
+  let person = findUserByEmail(w, email);
   if (person === undefined) {
     // No credential: a person SCIM makes signs in by single sign-on (docs/scim.md: the seam), never a password.
     const name = personName(state);
     person = { id: `usr_${randomId(12)}`, email, name: name === undefined ? email.split('@')[0]! : name.slice(0, 100), createdAt: now };
-    w.putUser(person);
+    putUser(w, person);
   } else if (w.getKeyed(kScimUserRecords, `${orgId}/${person.id}`) !== undefined) {
     throw scimRefusal('uniqueness', `The person with e-mail address ${email} is provisioned here already (${person.id}).`);
   } else if (w.getRole(orgId, person.id) === undefined) {

@@ -7,7 +7,8 @@ import type { WrittenChange } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import type { Membership, User } from '../model/accounts.js';
 import type { Credential } from '../model/sessions.js';
-import { kCredentialRecords, kMemberRecords, kUserRecords } from '../store/record-kinds.js';
+import { kCredentialRecords, kMemberRecords } from '../store/record-kinds.js';
+import { kUserRecords } from '../model-records/org-records.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kSsoSettingsRecords, type SsoSettings } from './records.js';
 

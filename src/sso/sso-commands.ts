@@ -18,6 +18,7 @@ import { commandTable } from '../writer/command.js';
 import { lastOwnerRefusal } from '../orgs/owners.js';
 import { kSsoFlowRecords, kSsoIdentityRecords, kSsoSettingsRecords, type SsoSettings, type SsoUsedState } from './records.js';
 import { SsoSettingsPatch, type SsoSettingsView } from './schemas.js';
+import { putUser, findUserByEmail } from '../model-records/org-records.js';
 
 /** Every audit action single sign-on writes (besides member.role for the roles its groups give). */
 export const kSsoAuditActions = ['sso.configure', 'sso.remove', 'sso.member.create'] as const;
@@ -247,7 +248,7 @@ function findOrMakePerson(w: StoreWriter, settings: SsoSettings, input: SsoSignI
   const email = input.email?.trim() ?? '';
   if (email === '')
     throw new FlagwireError('SIGN_IN_FAILED', 'The identity provider sent no e-mail address for this person: ask for the "email" scope.');
-  const found = w.findUserByEmail(email);
+  const found = findUserByEmail(w, email);
   if (found !== undefined) {
     // A person's session reaches every organisation of theirs: an identity provider signs in only its own members.
     if (w.getRole(orgId, found.id) !== undefined) return found;
@@ -264,7 +265,7 @@ function findOrMakePerson(w: StoreWriter, settings: SsoSettings, input: SsoSignI
         : `${email} is not a member of organisation ${orgId}: an Owner invites them, or turns on createMembers.`,
     );
   const user: User = { id: `usr_${randomId(12)}`, email, name: (input.name ?? email.split('@')[0]!).slice(0, 100), createdAt: now };
-  w.putUser(user);
+  putUser(w, user);
   const role = highestMappedRole(settings.groupRoles, input.groups) ?? 'viewer';
   w.putMember({ orgId, userId: user.id, role });
   auditOrg(w, ssoActor(orgId), 'sso.member.create', orgId, { [`user:${user.id}`]: { before: null, after: { email, role } } }, now);

@@ -1,7 +1,7 @@
 // The store as the rest of Flagwire sees it: record-level reads and writes, the transactions writes
 // run in, and readers that renew their snapshot. Code above src/store depends on these interfaces;
 // the LMDB implementation (lmdb-store.ts) is named only where a process opens its store.
-import type { Membership, Role, User } from '../model/accounts.js';
+import type { Membership, Role } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { FlagState } from '../model/flags.js';
 import type { Invitation } from '../model/invitations.js';
@@ -49,9 +49,6 @@ export interface StoreReader {
   schemaVersion(): number;
   isDemoSeeded(): boolean;
   isEmpty(): boolean;
-  getUser(id: string): User | undefined;
-  listUsers(): User[];
-  findUserByEmail(email: string): User | undefined;
   getRole(orgId: string, userId: string): Role | undefined;
   listMembers(orgId: string): Membership[];
   /** The organisations a user belongs to, with their role (in no particular order). */
@@ -139,6 +136,8 @@ export interface KeyedKind<V> {
   readonly database: string;
   /** Sent to relays (RecordKind.relayed); a write of a relayed kind moves the revision, as configuration does. */
   readonly relayed: boolean;
+  /** A kind not relayed whose writes move configSeq all the same (users: StoreReader.configSeq names them). */
+  readonly configuration?: boolean;
   key(value: V): string;
   /**
    * Lookups the store keeps of the kind's records, kept in the transaction of every write (keyedRecords'
@@ -218,7 +217,6 @@ export interface LookupTally {
 }
 
 export interface StoreWriter extends StoreReader {
-  putUser(user: User): void;
   putMember(member: Membership): void;
   /** Ends a membership; nothing when there is none. */
   deleteMember(member: Pick<Membership, 'orgId' | 'userId'>): void;

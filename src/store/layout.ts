@@ -28,7 +28,7 @@
 //   auth             ['credential', userId] -> Credential  (web console sign-in; none of it moves
 //                    ['session', idHash] -> Session         configSeq: no reader caches it)
 //                    ['userSession', userId, idHash] -> null (a user's sessions, to end them all)
-//                    ['userEmail', lowercased e-mail, userId] -> null (sign-in's lookup; derived from users)
+//                    ['userEmail', lowercased e-mail, userId] -> null (before schema 19: the user kind's lookup now)
 //                    ['userOrg', userId, orgId] -> null (a user's organisations: the console's home; derived
 //                                                        from members)
 //                    ['invitation', id] -> Invitation       (to an organisation; no schema change: an
@@ -83,8 +83,9 @@ export function dataFilePath(dataDir: string): string {
  * would write audiences without filing them there, and a project's list would miss them).
  * 18: tokens in the token kind's lookups (by project, by secret's hash), projectIndex and tokenHashes
  * dropped (kDroppedDatabases), for the same reason.
+ * 19: users by e-mail in the user kind's lookup, no longer in auth ('userEmail'), for the same reason.
  */
-export const kSchemaVersion = 18;
+export const kSchemaVersion = 19;
 
 /**
  * Named databases an environment may open: the layout's (35 in November 2026), with room for
@@ -113,7 +114,7 @@ export function userOrgKey(member: Pick<Membership, 'orgId' | 'userId'>): AuthKe
   return ['userOrg', member.userId, member.orgId];
 }
 
-/** A user's entry in the e-mail index (addresses compare without case). */
+/** A user's entry in the e-mail index of schemas 4 to 18 (addresses compare without case): the migrations write and remove it. */
 export function userEmailKey(user: Pick<User, 'id' | 'email'>): AuthKey {
   return ['userEmail', user.email.toLowerCase(), user.id];
 }

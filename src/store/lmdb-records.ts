@@ -4,7 +4,7 @@
 // (configSeq), and hand what they write to the change recorder (change-recorder.ts).
 import { FlagwireError } from '../errors.js';
 import { isPending } from '../model/mail.js';
-import { kMaxEmailLength, type Membership, type Role, type User } from '../model/accounts.js';
+import { kMaxEmailLength, type Membership, type Role } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
@@ -37,10 +37,9 @@ import {
   kMailRecords,
   kMemberRecords,
   kSessionRecords,
-  kUserRecords,
   type RecordKind,
 } from './record-kinds.js';
-import { dueKey, kSchemaVersion, kUserOrgsSchema, userEmailKey, userOrgKey, databaseNamed, type Databases } from './layout.js';
+import { dueKey, kSchemaVersion, kUserOrgsSchema, userOrgKey, databaseNamed, type Databases } from './layout.js';
 import {
   readEntries,
   readTally,
@@ -107,33 +106,6 @@ export abstract class LmdbRecords implements StoreWriter {
 
   isEmpty(): boolean {
     return this.db.orgs.getKeysCount() === 0 && this.db.users.getKeysCount() === 0 && this.db.projects.getKeysCount() === 0;
-  }
-
-  getUser(id: string): User | undefined {
-    return tooLong(id) ? undefined : this.db.users.get(id);
-  }
-
-  /** Oldest first. */
-  listUsers(): User[] {
-    return [...this.db.users.getRange().map(({ value }) => value)].sort(byCreation);
-  }
-
-  /**
-   * Without case. Through the e-mail index (a sign-in with an unknown address must not cost a scan of
-   * every user on the front-end thread); a read-only open of a file older than schema 4 has no index
-   * and scans.
-   */
-  findUserByEmail(email: string): User | undefined {
-    const wanted = email.toLowerCase();
-    const auth = this.db.auth;
-    if (auth === undefined) {
-      for (const { value } of this.db.users.getRange()) if (value.email.toLowerCase() === wanted) return value;
-      return undefined;
-    }
-    // No user's address is longer (userCreate), and a longer one might not be a valid LMDB key.
-    if (wanted.length > kMaxEmailLength) return undefined;
-    const [key] = auth.getKeys({ start: ['userEmail', wanted], end: ['userEmail', wanted, kMaxRange], limit: 1 });
-    return key === undefined ? undefined : this.db.users.get((key as string[])[2]!);
   }
 
   getRole(orgId: string, userId: string): Role | undefined {
@@ -313,14 +285,6 @@ export abstract class LmdbRecords implements StoreWriter {
     this.configChanged = true;
   }
 
-  putUser(user: User): void {
-    this.assertConfigTxn();
-    this.db.users.putSync(user.id, user);
-    // Derived, as the project index: a replica rebuilds it from the user records it applies.
-    this.db.auth?.putSync(userEmailKey(user), null);
-    this.recordPut(kUserRecords, user);
-  }
-
   putMember(member: Membership): void {
     this.assertConfigTxn();
     this.db.members.putSync([member.orgId, member.userId], member.role);
@@ -348,7 +312,7 @@ export abstract class LmdbRecords implements StoreWriter {
   }
 
   putKeyed<V>(kind: KeyedKind<V>, value: V): void {
-    if (kind.relayed) this.assertConfigTxn();
+    if (kind.relayed || kind.configuration === true) this.assertConfigTxn();
     else this.assertTxn();
     const db = this.keyedDatabase(kind);
     const logged = kind.relayed && this.recorder.collecting;
@@ -359,7 +323,7 @@ export abstract class LmdbRecords implements StoreWriter {
   }
 
   deleteKeyed<V>(kind: KeyedKind<V>, value: V): void {
-    if (kind.relayed) this.assertConfigTxn();
+    if (kind.relayed || kind.configuration === true) this.assertConfigTxn();
     else this.assertTxn();
     if (kind.removal === undefined) throw new Error(`record kind ${kind.name} declares no deletion`);
     const db = this.keyedDatabase(kind);

@@ -8,7 +8,7 @@
 // sequence moved: callers renew before each unit of reads (the Management API does, per request),
 // which is also what makes a revoked token fail on the very next request. Memoised records are shared
 // by every request until the next commit, so they are frozen: code that would change one throws.
-import type { Membership, Role, User } from '../model/accounts.js';
+import type { Membership, Role } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
@@ -95,15 +95,6 @@ export class MemoReader implements SnapshotReader {
   }
   isEmpty(): boolean {
     return this.store.isEmpty();
-  }
-  getUser(id: string): User | undefined {
-    return this.store.getUser(id);
-  }
-  listUsers(): User[] {
-    return this.store.listUsers();
-  }
-  findUserByEmail(email: string): User | undefined {
-    return this.store.findUserByEmail(email);
   }
   getRole(orgId: string, userId: string): Role | undefined {
     return this.store.getRole(orgId, userId);

@@ -169,6 +169,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
   if (version <= 15) migrateFrom15(path, root, dbs);
   if (version <= 16) migrateFrom16(path, root, dbs, retired);
   if (version <= 17) migrateFrom17(path, root, dbs, retired);
+  if (version <= 18) migrateFrom18(path, root, dbs);
   settleLookups(path, root, dbs, layout);
   settleDatabases(path, root, dbs, layout);
 }
@@ -425,6 +426,19 @@ function migrateFrom17(path: string, root: RootDatabase, dbs: Databases, retired
     if (dbs.meta.get('schemaVersion') !== 17) return;
     for (const name of kDroppedDatabases) retired(name)?.dropSync();
     dbs.meta.putSync('schemaVersion', 18);
+  });
+}
+
+/**
+ * Schema 18 to 19: a user is found by e-mail through the user kind's lookup (src/model-records/org-records.ts),
+ * which settleLookups builds from the users; their entries in auth go. An older Flagwire, which would
+ * write users without filing them, calls the file newer.
+ */
+function migrateFrom18(path: string, root: RootDatabase, dbs: Databases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 18) return;
+    for (const key of [...dbs.auth!.getKeys({ start: ['userEmail'], end: ['userEmail', '\uffff'] })]) dbs.auth!.removeSync(key);
+    dbs.meta.putSync('schemaVersion', 19);
   });
 }
 

@@ -8,7 +8,7 @@
 // layout.ts (storeLayout). keyedRecords is the layout a new simple kind takes: its records under one
 // string key in a database of its own.
 import type { Database, Key, Transaction } from 'lmdb';
-import type { Membership, Role, User } from '../model/accounts.js';
+import type { Membership, Role } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { Invitation } from '../model/invitations.js';
 import type { MailMessage } from '../model/mail.js';
@@ -102,16 +102,6 @@ function* tagged<V>(db: Database<unknown, Key[]> | undefined, tag: string, trans
 
 const byId = (value: { id: string }) => value.id;
 const bySeq = (value: { seq: number }) => String(value.seq);
-
-export const kUserRecords = recordKind<User>()({
-  name: 'user',
-  relayed: false,
-  database: 'users',
-  derived: ['auth'],
-  key: byId,
-  read: (db, txn) => values(db.users, txn),
-  apply: (t, user) => t.writer.putUser(user),
-});
 
 export const kMemberRecords = recordKind<Membership>()({
   name: 'member',

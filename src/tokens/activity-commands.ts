@@ -4,6 +4,7 @@ import type { TokenActivity, TokenDenialRecord, TokenRequestRecord } from '../mo
 import type { StoreWriter } from '../store/interfaces.js';
 import { getProject } from '../model-records/project-records.js';
 import { getToken, putActivity, getActivity } from '../model-records/token-records.js';
+import { getUser } from '../model-records/org-records.js';
 
 /** How many requests and denials each token keeps. */
 export const kActivityKept = 50;
@@ -50,11 +51,11 @@ function queueDenialMail(w: StoreWriter, tokenId: string, denial: TokenDenialRec
   const project = getProject(w, token.projectId);
   if (!project || project.orgId === null) return 0;
   const recipients = new Set<string>();
-  const creator = w.getUser(token.createdBy);
+  const creator = getUser(w, token.createdBy);
   if (creator) recipients.add(creator.email);
   for (const member of w.listMembers(project.orgId)) {
     if (member.role !== 'owner') continue;
-    const owner = w.getUser(member.userId);
+    const owner = getUser(w, member.userId);
     if (owner) recipients.add(owner.email);
   }
   const text = [

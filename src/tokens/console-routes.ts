@@ -9,6 +9,7 @@ import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kMaxActiveTokens, kTokenCommands, tokenView } from './token-commands.js';
 import { getActivity, listTokens } from '../model-records/token-records.js';
+import { getUser } from '../model-records/org-records.js';
 
 /** The writer checks each value (a permission, environments of the project, an expiry). */
 const kTokenForm = compileForm(
@@ -29,7 +30,7 @@ export function tokensView(call: ApiCall) {
     return {
       ...tokenView(t),
       status: tokenStatus(t, call.now),
-      createdByName: call.store.getUser(t.createdBy)?.name ?? t.createdBy,
+      createdByName: getUser(call.store, t.createdBy)?.name ?? t.createdBy,
       // The creator (not a Viewer) may rotate and revoke their own; Admins and Owners any (the writer checks again).
       manageable: mayManageToken(access, t, call.user.id, call.now),
       // A rotated token's old secret still working: until when, and whether this user may end it now (Revoke).

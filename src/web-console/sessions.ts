@@ -18,7 +18,7 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import { type Static, Type } from '../typebox.js';
 import type { WriterClient } from '../writer/client.js';
 import type { SignInLimits } from '../http/sign-in-limits.js';
-import { getOrg } from '../model-records/org-records.js';
+import { getOrg, getUser, findUserByEmail } from '../model-records/org-records.js';
 
 export interface SignedIn {
   /** The new session's id: only ever in the Set-Cookie of this answer. */
@@ -80,7 +80,7 @@ export class ConsoleSessions {
         this.decoy ??= hashPassword(randomId(24));
         const decoy = await this.decoy;
         this.store.resetReadTxn();
-        const found = this.store.findUserByEmail(email.trim());
+        const found = findUserByEmail(this.store, email.trim());
         const credential = found === undefined ? undefined : this.store.getCredential(found.id);
         const ok = (await verifyPassword(password, credential?.passwordHash ?? decoy)) && credential !== undefined;
         return ok ? found : undefined;
@@ -154,7 +154,7 @@ export class ConsoleSessions {
     this.store.resetReadTxn();
     const session = this.store.getSession(hashSecret(id));
     if (session === undefined || session.expiresAt <= this.clock.now()) return null;
-    const user = this.store.getUser(session.userId);
+    const user = getUser(this.store, session.userId);
     return user === undefined ? null : { session, user };
   }
 

@@ -16,6 +16,7 @@ import { cli } from '../helpers/cli.js';
 import { call, type Reply } from '../helpers/http.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { startWorldServer } from '../helpers/world-server.js';
+import { getUser } from '../../src/model-records/org-records.js';
 
 const { server, world } = await startWorldServer(t, { FLAGWIRE_WEBHOOK_ALLOW: '127.0.0.1' });
 const { ids, secrets, tokenIds } = world;
@@ -482,7 +483,7 @@ t.test("a token's change is its creator's: the request shows both; its creator m
   const flagId = await newFlag();
   const bot = world.run('tokenCreate', { projectId: ids.multi, principal: principalOf(ids.admin), name: 'admin-bot', permission: 'write' });
   const request = requested(t, await patch(flagId, 'production', { enabled: true }, bot.secret), 'PATCH by the admin-bot token');
-  const admin = world.store.getUser(ids.admin)!;
+  const admin = getUser(world.store, ids.admin)!;
   const shown = (await api('GET', `/api/v1/change-requests/${request.id}`, undefined, secrets.multiRead)).json;
   t.ok(Value.Check(ChangeRequestView, shown), 'the OpenAPI schema holds');
   t.match(shown, {

@@ -7,7 +7,7 @@ import { Store } from '../helpers/store.js';
 import { orgAddMember } from '../../src/orgs/org-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
-import { putOrg } from '../../src/model-records/org-records.js';
+import { putOrg, putUser } from '../../src/model-records/org-records.js';
 import { putProject } from '../../src/model-records/project-records.js';
 
 const at = Date.UTC(2030, 0, 1);
@@ -29,8 +29,8 @@ t.test("a role change made in the web console is audited in each of the organisa
   store.transact((w) => {
     putOrg(w, org('org_a'));
     putOrg(w, org('org_b'));
-    w.putUser(user('usr_owner', 'Olive'));
-    w.putUser(user('usr_ed', 'Ed'));
+    putUser(w, user('usr_owner', 'Olive'));
+    putUser(w, user('usr_ed', 'Ed'));
     w.putMember({ orgId: 'org_a', userId: 'usr_owner', role: 'owner' });
     w.putMember({ orgId: 'org_a', userId: 'usr_ed', role: 'viewer' });
     for (const p of [project('prj_1', 'org_a'), project('prj_2', 'org_a'), project('prj_other', 'org_b')]) putProject(w, p);
@@ -70,8 +70,8 @@ t.test('the last Owner keeps the role, whoever asks; a permission refusal still 
   t.teardown(() => store.close());
   store.transact((w) => {
     putOrg(w, org('org_a'));
-    w.putUser(user('usr_owner', 'Olive'));
-    w.putUser(user('usr_admin', 'Ada'));
+    putUser(w, user('usr_owner', 'Olive'));
+    putUser(w, user('usr_admin', 'Ada'));
     w.putMember({ orgId: 'org_a', userId: 'usr_owner', role: 'owner' });
     w.putMember({ orgId: 'org_a', userId: 'usr_admin', role: 'admin' });
   });

@@ -15,6 +15,7 @@ import { scimEnable, scimGroupRole, scimGroupWrite, scimUserWrite } from '../../
 import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { getToken } from '../../src/model-records/token-records.js';
+import { findUserByEmail } from '../../src/model-records/org-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 
@@ -45,7 +46,7 @@ t.test('a write with a secret rotated meanwhile is refused; the last Owner is ne
     refusal(() => store.transact((w) => scimUserWrite(w, write, at + 2))),
     { code: 'UNKNOWN_TOKEN', detail: /^scim:unauthorized: / },
   );
-  t.equal(store.findUserByEmail('a@acme.test'), undefined, 'nothing written');
+  t.equal(findUserByEmail(store, 'a@acme.test'), undefined, 'nothing written');
 
   const secretHash = store.getKeyed(kScimSettingsRecords, org.id)!.secretHash;
   const linked = store.transact((w) => scimUserWrite(w, { ...write, secretHash, body: { userName: 'owner@acme.test' } }, at + 3))!;

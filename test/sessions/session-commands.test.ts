@@ -5,6 +5,7 @@ import { hashSecret } from '../../src/model/ids.js';
 import { Store } from '../helpers/store.js';
 import { kMaxSessionsPerUser, sessionEnd, sessionStart } from '../../src/sessions/session-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import { putUser } from '../../src/model-records/org-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const user = { id: 'usr_1', email: 'ada@acme.test', name: 'Ada', createdAt: at };
@@ -12,7 +13,7 @@ const user = { id: 'usr_1', email: 'ada@acme.test', name: 'Ada', createdAt: at }
 t.test('signing in again and again keeps at most kMaxSessionsPerUser sessions, ending the oldest', async (t) => {
   const store = Store.open(tempDir(t, 'flagwire-sessions-'));
   t.teardown(() => store.close());
-  store.transact((w) => w.putUser(user));
+  store.transact((w) => putUser(w, user));
   const start = (n: number, now: number, hours = 12) =>
     store.transact((w) =>
       sessionStart(

@@ -3,14 +3,24 @@
 // project's audiences were entries in projectIndex ([projectId, 'a', id]) until schema 17, which files
 // them in the audience kind's lookup instead; a project's tokens were entries there too ('t'), and a token
 // by its secret's hash one in tokenHashes, until schema 18, which files them in the token kind's lookups
-// and drops both databases.
+// and drops both databases; a user by e-mail was an entry in auth (['userEmail', address, id]) until
+// schema 19, which files them in the user kind's lookup.
 import { join } from 'node:path';
 import { type Key, open } from 'lmdb';
 import t, { type Test } from 'tap';
-import type { Org } from '../../src/model/accounts.js';
+import type { Org, User } from '../../src/model/accounts.js';
 import type { Audience, Project } from '../../src/model/projects.js';
 import type { Token, TokenActivity } from '../../src/model/tokens.js';
-import { findOrgByName, getOrg, listOrgs, putOrg } from '../../src/model-records/org-records.js';
+import {
+  findOrgByName,
+  findUserByEmail,
+  getOrg,
+  getUser,
+  listOrgs,
+  listUsers,
+  putOrg,
+  putUser,
+} from '../../src/model-records/org-records.js';
 import {
   getAudience,
   getProject,
@@ -29,6 +39,8 @@ const at = Date.UTC(2030, 0, 1);
 const org: Org = { id: 'org_1', name: 'Acme', plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at };
 const shop: Project = { id: 'prj_1', name: 'Shop', kind: 'single', orgId: org.id, ownerUserId: null, environments: [], createdAt: at };
 const mine: Project = { id: 'prj_2', name: 'Mine', kind: 'single', orgId: null, ownerUserId: 'usr_1', environments: [], createdAt: at + 1 };
+const olive: User = { id: 'usr_1', email: 'Olive@Example.com', name: 'Olive', createdAt: at };
+const pat: User = { id: 'usr_2', email: 'pat@example.com', name: 'Pat', createdAt: at + 1 };
 const audience = (id: string, projectId: string): Audience => ({ id, projectId, name: id, rules: [], updatedAt: at });
 const audiences = [audience('aud_b', shop.id), audience('aud_a', shop.id), audience('aud_c', mine.id)];
 const token = (id: string, projectId: string, createdAt: number): Token => ({
@@ -54,20 +66,26 @@ const ids = (list: readonly { id: string }[]) => list.map((a) => a.id);
  * Leaves the data file of `dir` (closed) as schema `version` did: tokens in projectIndex and tokenHashes,
  * not in their kind's lookups; at 16, audiences in projectIndex too, not in theirs.
  */
-async function asSchema(dir: string, version: 16 | 17): Promise<void> {
+async function asSchema(dir: string, version: 16 | 17 | 18): Promise<void> {
   // Whether the file named the lookups is beside the point: such a file named none of these kinds'.
+  await forgetLookups(dir, 'user');
+  const raw = open({ path: join(dir, kFileName), maxDbs: kMaxDbs });
+  const auth = raw.openDB<null, Key[]>({ name: 'auth' });
+  for (const u of [olive, pat]) auth.putSync(['userEmail', u.email.toLowerCase(), u.id], null);
+  raw.openDB<unknown, string>({ name: 'meta' }).putSync('schemaVersion', version);
+  await raw.close();
+  if (version === 18) return;
   await forgetLookups(dir, 'token');
   if (version === 16) await forgetLookups(dir, 'audience');
-  const raw = open({ path: join(dir, kFileName), maxDbs: kMaxDbs });
-  const index = raw.openDB<null, Key[]>({ name: 'projectIndex' });
-  const hashes = raw.openDB<string, string>({ name: 'tokenHashes' });
+  const older = open({ path: join(dir, kFileName), maxDbs: kMaxDbs });
+  const index = older.openDB<null, Key[]>({ name: 'projectIndex' });
+  const hashes = older.openDB<string, string>({ name: 'tokenHashes' });
   for (const k of tokens) {
     index.putSync([k.projectId, 't', k.id], null);
     hashes.putSync(k.secretHash, k.id);
   }
   if (version === 16) for (const a of audiences) index.putSync([a.projectId, 'a', a.id], null);
-  raw.openDB<unknown, string>({ name: 'meta' }).putSync('schemaVersion', version);
-  await raw.close();
+  await older.close();
 }
 
 /** The databases of the data file of `dir` (closed). */
@@ -83,6 +101,8 @@ async function made(dir: string): Promise<void> {
   const store = Store.open(dir);
   store.transact((w) => {
     putOrg(w, org);
+    putUser(w, olive);
+    putUser(w, pat);
     putProject(w, shop);
     putProject(w, mine);
     for (const a of audiences) putAudience(w, a);
@@ -97,6 +117,10 @@ function reads(store: Store, t: Test): void {
   t.strictSame(getOrg(store, org.id), org, 'the organisation');
   t.strictSame(ids(listOrgs(store)), [org.id]);
   t.equal(findOrgByName(store, ' ACME ')?.id, org.id, 'by its name');
+  t.strictSame(getUser(store, pat.id), pat, 'a user');
+  t.strictSame(ids(listUsers(store)), [olive.id, pat.id], 'every user, oldest first');
+  t.equal(findUserByEmail(store, 'olive@EXAMPLE.com')?.id, olive.id, 'a user by e-mail, without case');
+  t.equal(findUserByEmail(store, 'olive@example.co'), undefined, "a prefix of an address is nobody's");
   t.strictSame(getProject(store, shop.id), shop, 'a project');
   t.strictSame(ids(listOrgProjects(store, org.id)), [shop.id], "the organisation's projects");
   t.strictSame(ids(listPersonalProjects(store, 'usr_1')), [mine.id], "the user's personal ones");
@@ -110,12 +134,12 @@ function reads(store: Store, t: Test): void {
   t.strictSame(getActivity(store, 'tok_a'), activity, "a token's activity");
 }
 
-for (const version of [16, 17] as const)
+for (const version of [16, 17, 18] as const)
   t.test(`a schema ${version} data file: read as it is read-only, its records filed anew when opened for writing`, async (t) => {
     const dir = tempDir(t, 'flagwire-model-kinds-');
     await made(dir);
     await asSchema(dir, version);
-    t.equal(await countRawKeys(dir, kKeyedIndexes, 'token'), 0, 'no token in the lookups, as the file kept none');
+    t.equal(await countRawKeys(dir, kKeyedIndexes, 'user'), 0, 'no user in the lookups, as the file kept none');
 
     const reader = Store.open(dir, { readOnly: true });
     t.equal(reader.schemaVersion(), version, 'a read-only open reads the file as it is');
@@ -136,6 +160,8 @@ for (const version of [16, 17] as const)
     t.notOk(names.includes('projectIndex') || names.includes('tokenHashes'), 'projectIndex and tokenHashes are dropped');
     t.equal(await countRawKeys(dir, kKeyedIndexes, 'audience'), 4, 'each audience filed once, in its kind lookup');
     t.equal(await countRawKeys(dir, kKeyedIndexes, 'token'), 8, 'each token filed by project and by hash');
+    t.equal(await countRawKeys(dir, kKeyedIndexes, 'user'), 2, 'each user filed by e-mail');
+    t.equal(await countRawKeys(dir, 'auth', 'userEmail'), 0, "auth's e-mail entries are gone");
   });
 
 t.test("a node's copy files the audiences and tokens it copies and applies", async (t) => {
