@@ -18,9 +18,10 @@
 //                    open.ts settleLookups)
 //   keyedTallies     [kind, lookup, first key part] -> { count, weight } (the tallied lookups' tallies)
 //   (a simple kind)  key -> record: each kind the capabilities declare with keyedRecords, in a database
-//                    of its own that its capability names (record-kinds.ts keyedRecords)
-//   orgs             orgId -> Org              users       userId -> User
-//   members          [orgId, userId] -> Role   projects    projectId -> Project
+//                    of its own that its capability names (record-kinds.ts keyedRecords): among them
+//                    src/model-records' orgs, users, projects, audiences, tokens and activity, each
+//                    under its id (isEmpty reads the first three, a node's configuration)
+//   members          [orgId, userId] -> Role
 //   audit            [projectId, seq] -> AuditEntry
 //   mail             seq -> MailMessage                    (every message, kept: `mail list`)
 //   mailDue          [nextAttemptAt, seq] -> null          (messages still to send: not sent, not given

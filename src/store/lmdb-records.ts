@@ -1,5 +1,6 @@
-// The records of the LMDB store: every read and write of orgs, users, projects, flags, tokens, audit,
-// mail and console sign-in, in the layout of layout.ts. The writes check that they run inside a
+// The records of the LMDB store: the simple kinds' generic reads and writes (getKeyed, putKeyed and their
+// lookups), and those of the kinds still kept in a layout of their own (memberships, audit, mail and
+// console sign-in), in the layout of layout.ts. The writes check that they run inside a
 // transaction (LmdbStore, lmdb-store.ts, owns the transactions), note when they change configuration
 // (configSeq), and hand what they write to the change recorder (change-recorder.ts).
 import { FlagwireError } from '../errors.js';
