@@ -3,7 +3,9 @@
 import t from 'tap';
 import type { Org } from '../../src/model/accounts.js';
 import type { Flag } from '../../src/model/flags.js';
-import type { KeyedKind } from '../../src/store/interfaces.js';
+import type { KeyedKind, LookupKey, LookupRange } from '../../src/store/interfaces.js';
+import type { Token } from '../../src/model/tokens.js';
+import { getTokenByHash, kTokenRecords, putToken } from '../../src/model-records/token-records.js';
 import { MemoReader } from '../../src/store/memo-reader.js';
 import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -77,4 +79,40 @@ t.test('memoised records are frozen: a reader cannot change what the next reques
     (read as { state: { enabled: boolean } }).state.enabled = false;
   }, TypeError);
   t.strictSame(getFlag(memo, 'flg_1'), flag);
+});
+
+t.test("a relayed kind's lookup entries are read once per commit: a token found by its secret", async (t) => {
+  const store = Store.open(tempDir(t, 'flagwire-memo-'));
+  t.teardown(() => store.close());
+  // Of the flag's project, made when the flag was.
+  const made = { projectId: flag.projectId, createdBy: 'usr_1', createdAt: at };
+  const token: Token = {
+    id: 'tok_1',
+    name: 'deploy',
+    permission: 'read',
+    environments: [],
+    expiresAt: 0,
+    revokedAt: null,
+    ...made,
+    secretHash: 'ab'.repeat(32),
+  };
+  store.transact((w) => putToken(w, token));
+  let reads = 0;
+  const counting = Object.assign(Object.create(store) as Store, {
+    lookupEntries: <V>(kind: KeyedKind<V>, index: string, key: LookupKey, range?: LookupRange) => {
+      reads++;
+      return store.lookupEntries(kind, index, key, range);
+    },
+  });
+  const memo = new MemoReader(counting);
+  memo.resetReadTxn();
+  t.strictSame(getTokenByHash(memo, token.secretHash), token);
+  t.equal(getTokenByHash(memo, token.secretHash), getTokenByHash(memo, token.secretHash), 'the same record every time');
+  t.equal(reads, 1, "the lookup's entries read once");
+  const entries = memo.lookupEntries(kTokenRecords, 'project', flag.projectId);
+  entries.push({ at: [], key: 'tok_x', weight: 0 });
+  t.equal(memo.lookupEntries(kTokenRecords, 'project', flag.projectId).length, 1, 'a caller changing its list changes no other');
+  store.transact((w) => putToken(w, { ...token, revokedAt: at }));
+  memo.resetReadTxn();
+  t.equal(getTokenByHash(memo, token.secretHash)?.revokedAt, at, 'after a commit, read again: a revoked token fails at once');
 });
