@@ -13,6 +13,8 @@ import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { fragmentJson, fragmentView } from '../../src/fragments/fragment-commands.js';
 import { type AuditEntry, auditChanges, auditJson, auditView } from '../../src/model/audit.js';
 import { jsonBody } from '../../src/model/request-body.js';
+import { getOrg } from '../../src/model-records/org-records.js';
+import { getProject } from '../../src/model-records/project-records.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
 import { deliveryBody } from '../../src/webhooks/payload.js';
 import type { Webhook } from '../../src/webhooks/records.js';
@@ -64,8 +66,8 @@ function oldEntry(entry: AuditEntry): AuditEntry {
 /** Every surface that shows the project's fragment or its audit entries, as text. */
 function surfaces(w: World, flagId: string, entries: readonly AuditEntry[]): Record<string, string> {
   w.store.resetReadTxn();
-  const project = w.store.getProject(w.ids.single)!;
-  const org = w.store.getOrg(project.orgId!)!;
+  const project = getProject(w.store, w.ids.single)!;
+  const org = getOrg(w.store, project.orgId!)!;
   const flag = getFlag(w.store, flagId)!;
   const record = projectFragments(w.store, project.id)!;
   const hook = (format: Webhook['format']) => ({ format }) as Webhook;
