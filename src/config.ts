@@ -62,9 +62,16 @@ export const Config = Type.Object({
   webhookTimeoutMs: Type.Integer({ minimum: 100 }),
   /** The JSON-lines file every audit entry is appended to (src/audit-stream/file-sink.ts); null: none. */
   auditFile: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
-  /** The syslog receiver every audit entry is sent to over TCP, RFC 5424 (src/audit-stream/syslog-sink.ts); null: none. */
+  /**
+   * The syslog receiver every audit entry is sent to, RFC 5424: over plain TCP (src/audit-stream/syslog-sink.ts)
+   * or RELP (src/audit-stream/relp-sink.ts); null: none.
+   */
   auditSyslog: Type.Union([
-    Type.Object({ host: Type.String({ minLength: 1 }), port: Type.Integer({ minimum: 1, maximum: 65535 }) }),
+    Type.Object({
+      transport: Type.Union([Type.Literal('tcp'), Type.Literal('relp')]),
+      host: Type.String({ minLength: 1 }),
+      port: Type.Integer({ minimum: 1, maximum: 65535 }),
+    }),
     Type.Null(),
   ]),
   /** The port of flagd's sync service, gRPC (src/sync/sync-server.ts), on the same host; 0: not served. */
@@ -505,14 +512,15 @@ function trustedProxyList(raw: string): string[] {
 }
 
 /** Host names as they are; an entry that looks like an address or a range must be one. */
-/** FLAGWIRE_AUDIT_SYSLOG: tcp://HOST:PORT (a name, an IPv4 address or a bracketed IPv6 one); empty: none. */
+/** FLAGWIRE_AUDIT_SYSLOG: tcp://HOST:PORT or relp://HOST:PORT (a name, an IPv4 address or a bracketed IPv6 one); empty: none. */
 function syslogAddress(raw: string): Config['auditSyslog'] {
   if (raw.trim() === '') return null;
   const url = URL.canParse(raw.trim()) ? new URL(raw.trim()) : null;
-  if (url === null || url.protocol !== 'tcp:' || url.hostname === '' || url.port === '' || url.pathname !== '') {
-    throw new ConfigError(kSettings.auditSyslog, `"${raw}" must be tcp://HOST:PORT`);
+  const transport = url?.protocol === 'tcp:' ? 'tcp' : url?.protocol === 'relp:' ? 'relp' : null;
+  if (url === null || transport === null || url.hostname === '' || url.port === '' || url.pathname !== '') {
+    throw new ConfigError(kSettings.auditSyslog, `"${raw}" must be tcp://HOST:PORT or relp://HOST:PORT`);
   }
-  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port) };
+  return { transport, host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port) };
 }
 
 function webhookAllowList(raw: string): string[] {

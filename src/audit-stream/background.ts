@@ -2,6 +2,7 @@
 import type { NodeServices, RunningWork } from '../capability/background-work.js';
 import { Cursor } from './cursor.js';
 import { FileSink } from './file-sink.js';
+import { RelpSink } from './relp-sink.js';
 import type { AuditSink } from './sink.js';
 import { AuditStream } from './stream.js';
 import { SyslogSink } from './syslog-sink.js';
@@ -13,7 +14,8 @@ const kStopWaitMs = 2000;
 export async function startAuditStreams({ config, store, writer, log }: NodeServices): Promise<RunningWork | null> {
   const sinks: AuditSink[] = [];
   if (config.auditFile !== null) sinks.push(new FileSink(config.auditFile));
-  if (config.auditSyslog !== null) sinks.push(new SyslogSink(config.auditSyslog));
+  const syslog = config.auditSyslog;
+  if (syslog !== null) sinks.push(syslog.transport === 'relp' ? new RelpSink(syslog) : new SyslogSink(syslog));
   if (sinks.length === 0) return null;
   const streams = sinks.map((sink) => new AuditStream(store, writer, sink, new Cursor(config.dataDir, sink.name), log));
   await Promise.all(streams.map((s) => s.start()));
