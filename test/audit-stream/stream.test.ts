@@ -1,7 +1,8 @@
 // The audit stream in-process, on a real store: the store lists every project's entries after a
 // sequence number in order; the file sink writes each entry exactly once across restarts, a crash
 // between its flush and its cursor, and a torn last line; the syslog sink confirms what it sent only by
-// a clean close, so a receiver that drops the connection is sent again what it may not have read.
+// a clean close, so a receiver that drops the connection is sent again what it may not have read; the
+// RELP sink confirms what the receiver answered, and sends again only what it did not take.
 import { appendFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { pino } from 'pino';
 import t from 'tap';
 import { Cursor } from '../../src/audit-stream/cursor.js';
 import { FileSink } from '../../src/audit-stream/file-sink.js';
+import { RelpSink } from '../../src/audit-stream/relp-sink.js';
 import type { StreamRecord } from '../../src/audit-stream/record.js';
 import { AuditStream } from '../../src/audit-stream/stream.js';
 import { SyslogSink } from '../../src/audit-stream/syslog-sink.js';
@@ -204,4 +206,88 @@ t.test('the syslog sink confirms only by a clean close, and sends again what a d
   await until('the next entry', () => seqs().includes(next!));
   await again.stop(1000);
   t.equal(r.received.length, before + 1, 'after a clean stop, nothing is sent twice');
+});
+
+/**
+ * A RELP receiver in process that takes each message it answers 200: it refuses the `refuseAt`th syslog
+ * command it reads (500), and at the `closeAt`th it takes and answers nothing more on that connection:
+ * it says serverclose and closes, as a stopping rsyslog does.
+ */
+class RelpReceiver {
+  readonly taken: string[] = [];
+  read = 0;
+  refuseAt: number | null = null;
+  closeAt: number | null = null;
+  readonly server = createServer((socket) => this.serve(socket));
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  private serve(socket: Socket): void {
+    socket.on('error', () => {});
+    // Latin-1 keeps a character per byte, as DATALEN counts.
+    let buffered = '';
+    let closed = false;
+    const answer = (txnr: string, data: string) => socket.write(data === '' ? `${txnr} rsp 0\n` : `${txnr} rsp ${data.length} ${data}\n`);
+    socket.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('latin1');
+      for (;;) {
+        const head = /^(\d+) ([a-z]+) (\d+)[ \n]/.exec(buffered);
+        if (closed || head === null) return;
+        const [whole, txnr, command, length] = head as unknown as [string, string, string, string];
+        const size = length === '0' ? whole.length : whole.length + Number(length) + 1;
+        if (buffered.length < size) return;
+        const data = Buffer.from(buffered.slice(whole.length, whole.length + Number(length)), 'latin1').toString('utf8');
+        buffered = buffered.slice(size);
+        if (command === 'open') answer(txnr, '200 OK\nrelp_version=0\ncommands=syslog');
+        if (command === 'close') answer(txnr, '');
+        if (command !== 'syslog') continue;
+        this.read += 1;
+        if (this.read === this.closeAt) {
+          closed = true;
+          return void socket.end('0 serverclose 0\n');
+        }
+        if (this.read === this.refuseAt) {
+          answer(txnr, '500 not now');
+          continue;
+        }
+        this.taken.push(data);
+        answer(txnr, '200 OK');
+      }
+    });
+  }
+}
+
+t.test('the RELP sink confirms what was answered 200, and sends again only what was not', async (t) => {
+  const r = new RelpReceiver();
+  await new Promise<void>((resolve) => r.server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => r.server.close(() => resolve())));
+  const cursor = new Cursor(dir, 'relp-test');
+  const from = lastSeq();
+  await cursor.write(from);
+  // One entry refused, and later the connection closed with a window's worth read and not answered.
+  r.refuseAt = 700;
+  r.closeAt = 1700;
+  const made = append(3000);
+  const stream = await run(new RelpSink({ host: '127.0.0.1', port: r.port }), cursor);
+  const seqs = () => r.taken.map((m) => Number(/ seq="(\d+)"/.exec(m)![1]));
+  await until(
+    'the cursor at the last entry',
+    () => readFileSync(join(dir, '.audit-stream-relp-test.cursor'), 'utf8').trim() === String(made.at(-1)),
+  );
+  t.ok(r.read > made.length + 1, `${r.read - made.length} of ${r.read} commands read were sent again, not taken the first time`);
+  t.strictSame(
+    [...seqs()].sort((a, b) => a - b),
+    made,
+    'every entry taken exactly once',
+  );
+  // Nothing more is sent while nothing is written: a restart sends only what comes after.
+  await stream.stop(1000);
+  const before = r.taken.length;
+  const again = await run(new RelpSink({ host: '127.0.0.1', port: r.port }), cursor);
+  const [next] = append(1);
+  await until('the next entry', () => seqs().includes(next!));
+  await again.stop(1000);
+  t.equal(r.taken.length, before + 1, 'after a clean stop, nothing is sent twice');
 });
