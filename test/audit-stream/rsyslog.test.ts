@@ -11,37 +11,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { auditBacklog } from '../helpers/audit-backlog.js';
 import { call } from '../helpers/http.js';
 import { freePort } from '../helpers/free-port.js';
 import { TestRsyslog } from '../helpers/rsyslog.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
-import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
-import { buildWorld } from '../helpers/world.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const kCount = 100_000;
 const kPatches = 20;
 
-const dir = tempDataDir();
-const world = buildWorld(dir);
-const { ids, secrets } = world;
-world.store.transact((w) => {
-  for (let i = 0; i < kCount; i++) {
-    w.appendAudit({
-      at: Date.now(),
-      projectId: i % 3 === 0 ? ids.multi : ids.single,
-      actor: 'operator',
-      actorName: 'operator',
-      action: 'flag.patch',
-      flagId: ids.flag,
-      env: null,
-      changes: { trafficPercentage: { before: i % 100, after: (i + 1) % 100 } },
-    });
-  }
-});
-world.store.resetReadTxn();
-/** Every entry so far: buildWorld's and ours. */
-const total = world.store.listAuditAfter(0, kCount * 2).length + kPatches;
-await world.store.close();
+const { dir, ids, secrets, entries } = await auditBacklog(kCount);
+/** Every entry by the end: the backlog (buildWorld's and ours) and the PATCHes'. */
+const total = entries + kPatches;
 
 const rsyslog = TestRsyslog.create(await freePort());
 const auditFile = join(scratchDir('flagwire-audit-file-'), 'audit.jsonl');

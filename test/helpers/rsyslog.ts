@@ -1,6 +1,6 @@
 // A private rsyslog for tests and the bench: Debian's rsyslogd (scripts/ensure-rsyslog.sh installs it
-// when missing) in the foreground with a config of its own in a scratch directory: imtcp on the port
-// given, every message's raw text (without its frame) one line of a file; its own pid file and work
+// when missing) in the foreground with a config of its own in a scratch directory: imtcp or imrelp on the
+// port given, every message's raw text (without its frame) one line of a file; its own pid file and work
 // directory. Started, paused, resumed and stopped by its PID.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,7 @@ export class TestRsyslog {
   private constructor(
     private readonly dir: string,
     readonly port: number,
+    transport: 'tcp' | 'relp',
   ) {
     this.output = join(dir, 'messages.log');
     this.config = join(dir, 'rsyslog.conf');
@@ -31,8 +32,11 @@ export class TestRsyslog {
       [
         // Audit entries can be longer than its default of 8 KiB (docs/audit-stream.md).
         `global(workDirectory="${join(dir, 'work')}" maxMessageSize="1m")`,
-        'module(load="imtcp")',
-        `input(type="imtcp" port="${port}" address="127.0.0.1")`,
+        ...(transport === 'tcp'
+          ? ['module(load="imtcp")', `input(type="imtcp" port="${port}" address="127.0.0.1")`]
+          : // The receiver docs/audit-stream.md recommends for RELP: a direct main queue, so imrelp answers a
+            // message once the file has it, and nothing it answered is still queued when it stops.
+            ['main_queue(queue.type="Direct")', 'module(load="imrelp")', `input(type="imrelp" port="${port}" address="127.0.0.1")`]),
         'template(name="raw" type="string" string="%rawmsg%\\n")',
         `*.* action(type="omfile" file="${this.output}" template="raw")`,
         '',
@@ -41,9 +45,9 @@ export class TestRsyslog {
   }
 
   /** Installs rsyslog if needed and makes its directory; start() runs it. */
-  static create(port: number): TestRsyslog {
+  static create(port: number, transport: 'tcp' | 'relp' = 'tcp'): TestRsyslog {
     execFileSync(kEnsureScript);
-    return new TestRsyslog(scratchDir('flagwire-rsyslog-'), port);
+    return new TestRsyslog(scratchDir('flagwire-rsyslog-'), port, transport);
   }
 
   /** Starts rsyslogd; resolves once it accepts connections. */
