@@ -4,8 +4,9 @@
 // as accepted (the cursor may pass it) once it and every entry handed before it were answered 200. What
 // was sent and not answered when a connection broke, or answered with another code, is sent again, and
 // only that: an entry answered 200 is never sent again, though the stream hands it again after a failure.
-// So exactly once across graceful restarts of either end: a stopping node waits (bounded) for the answers
-// and sends `close`; a stopping receiver answers what it took before it says `serverclose` and closes.
+// So a graceful restart of either end sends nothing twice when the receiver answers what it took before
+// it closes (a stopping node waits, bounded, for the answers and sends `close`); what a receiver took and
+// never answered, at most kWindow messages, it gets again (docs/audit-stream.md, Delivery).
 //
 // A receiver that hangs holds the stream, never a write: at most kWindow messages wait unanswered, the
 // rest stays in the store. Nothing times an answer out: a command sent again on a new connection would

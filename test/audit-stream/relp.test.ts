@@ -1,7 +1,8 @@
 // Black-box: a Flagwire server streams 100,000 audit entries to Debian's rsyslog over RELP (imrelp, with
 // the direct main queue docs/audit-stream.md recommends), across a graceful restart of rsyslog (SIGTERM)
-// and one of Flagwire mid-stream, and 20 more by PATCHes: rsyslog's file ends with every entry exactly
-// once, none lost and none twice. (With FLAGWIRE_AUDIT_SYSLOG=tcp:// the same run gets entries twice.)
+// and one of Flagwire mid-stream, and 20 more by PATCHes: rsyslog's file ends with every entry, none
+// lost, and at most the unanswered window twice (none in most runs; with FLAGWIRE_AUDIT_SYSLOG=tcp://
+// the same run gets thousands twice).
 // And a RELP receiver that hangs, one that answers nothing and one that answers only open: every PATCH
 // is answered meanwhile, no more than the window is sent unanswered, and the node still stops.
 import { createServer, type Socket } from 'node:net';
@@ -70,11 +71,15 @@ t.test('over RELP, rsyslog gets every entry exactly once across graceful restart
   const lost = total - new Set(all.filter((s) => s >= 1 && s <= total)).size;
   t.comment(`${counts()}: ${lost} lost, ${doubled} doubled`);
   t.equal(lost, 0, 'none lost');
-  t.equal(doubled, 0, 'none twice');
+  // Exactly once in most runs; a receiver that wrote messages and stopped before its answers left
+  // (rsyslog under SIGTERM, seen once in eight runs: docs/audit-stream.md) gets those again, and at
+  // most the window is ever unanswered: two restarts, two windows. Plain TCP sends again all since its
+  // last confirming close, up to a MiB of entries a restart.
+  t.ok(doubled <= 2 * kWindow, `at most the unanswered window twice over: ${doubled} doubled`);
   t.strictSame(
-    [...all].sort((a, b) => a - b),
+    [...new Set(all)].sort((a, b) => a - b),
     oneToN(total),
-    'every entry exactly once',
+    'every entry, and nothing else',
   );
   t.equal(await server.stop(), 0);
   server = null;
