@@ -1,7 +1,7 @@
 // A small Prometheus text-format (0.0.4) writer: counters, gauges read at scrape time, and histograms
 // with fixed buckets. Counting is a number increment into a preallocated Float64Array slot: no label
 // lookups, no objects, no Map per observation (prom-client resolves label values to a series on each
-// inc(); see docs/operations.md "Metrics" for the side-by-side figure). Rendering happens only on a scrape.
+// inc(); what counting costs a request: bench/metrics.bench.ts). Rendering happens only on a scrape.
 
 /** A histogram with fixed upper bounds (le); `+Inf` is implicit. */
 /** A histogram's numbers, as a front-end thread sends them for the process's sum (src/server/frontend-threads.ts). */
