@@ -687,7 +687,9 @@ function guardedState(w: World): string {
   // What the approved scheduled change and the pending request will read there, and what they will do.
   const fragments = w.store.getKeyed(kFragmentRecords, ids.multi)?.fragments ?? [];
   const relied = {
-    fragments: fragments.filter((f) => (kDependencies.fragments as readonly string[]).includes(f.name)).map((f) => [f.name, fragmentRule(f)]),
+    fragments: fragments
+      .filter((f) => (kDependencies.fragments as readonly string[]).includes(f.name))
+      .map((f) => [f.name, fragmentRule(f)]),
     audiences: kDependencies.audience.map((id) => getAudience(w.store, id)),
     plan: pendingPlans(w).filter((plan) => plan.flagId === scheduled.flagId || plan.flagId === turnedOn.scheduled),
   };
