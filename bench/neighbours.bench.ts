@@ -45,7 +45,7 @@ interface Attack {
   send(base: string): Promise<number>;
 }
 
-function flagwire(dataDir: string, args: string[]): Record<string, any> {
+function flagwire(dataDir: string, args: string[]): Record<string, unknown> {
   return JSON.parse(execFileSync(process.execPath, [kBin, ...args, '--data', dataDir, '--json'], { encoding: 'utf8' }));
 }
 
