@@ -16,6 +16,8 @@ import {
   tokenStatus,
 } from '../../src/model/permissions.js';
 import type { FlagwireError } from '../../src/errors.js';
+import { kOrgRecords } from '../../src/model-records/org-records.js';
+import { kProjectRecords } from '../../src/model-records/project-records.js';
 import { authorizeToken } from '../../src/model-records/token-access.js';
 import type { Token } from '../../src/model/tokens.js';
 
@@ -173,9 +175,12 @@ t.test('a token in its grace period authenticates as it did; expiry and the plan
   const now = 1_700_000_000_000;
   const project = { id: 'p1', orgId: 'o1' };
   const org = { id: 'o1', plan: 'teams', standing: 'good' };
-  const reader = { getProject: () => project, getOrg: () => org, getToken: () => undefined } as unknown as Parameters<
-    typeof authorizeToken
-  >[0];
+  // The project and organisation as the keyed kinds read them; nothing else of the store is read.
+  const records = new Map<unknown, unknown>([
+    [kProjectRecords, project],
+    [kOrgRecords, org],
+  ]);
+  const reader = { getKeyed: (kind: unknown) => records.get(kind) } as unknown as Parameters<typeof authorizeToken>[0];
   const token = (more: Partial<Token>): Token => ({
     id: 't1',
     projectId: 'p1',
