@@ -4,6 +4,7 @@
 // its change will read in the log, on every surface: the Management API, the console, the command line,
 // mail and webhooks.
 import { type Names, requestTitle } from '../words/audit-sentences.js';
+import { auditView } from '../model/audit.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ChangeRequest } from './records.js';
 import { getFlag } from '../flag-records/flag-store.js';
@@ -27,5 +28,6 @@ export function titleOf(r: StoreReader, request: ChangeRequest): string {
     audiences: new Map(listAudiences(r, request.projectId).map((a) => [a.id, a.name])),
     people: new Map(),
   };
-  return requestTitle(request.audit, names);
+  // As the log shows them: a value the entry keeps as text (a fragment's rule) read as the value.
+  return requestTitle(request.audit.map(auditView), names);
 }

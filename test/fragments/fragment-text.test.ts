@@ -4,6 +4,8 @@
 // is read with the text, then with the same record and entries in their old form, and compared.
 import t, { type Test } from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
+import type { ChangeRequest } from '../../src/approvals/records.js';
+import { titleOf } from '../../src/approvals/request-title.js';
 import { recordJson, streamRecord } from '../../src/audit-stream/record.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
 import { type Fragment, fragmentRule, fragmentRules, kFragmentRecords, projectFragments } from '../../src/flag-records/fragment-records.js';
@@ -85,6 +87,8 @@ function surfaces(w: World, flagId: string, entries: readonly AuditEntry[]): Rec
     webhook: entries.map((e) => deliveryBody(hook('standard'), e, undefined, undefined, project)).join('\n'),
     slack: entries.map((e) => deliveryBody(hook('slack'), e, undefined, undefined, project)).join('\n'),
     auditStream: entries.map((e) => recordJson(streamRecord(e, 'src', 7, project.orgId))).join('\n'),
+    // A change request holding these entries, titled in the log's words.
+    requestTitle: titleOf(w.store, { projectId: project.id, audit: entries, changes: [] } as unknown as ChangeRequest),
   };
 }
 
