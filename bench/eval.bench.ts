@@ -8,7 +8,7 @@ import { DecodedRequests, RequestWriter, ResultReader, ResultWriter } from '../s
 import { EvalQuery } from '../src/eval-engine/query.js';
 import { routeNumbers } from '../src/all-routes.js';
 import { kEvaluationApiRoutes } from '../src/eval-engine/evaluation-api-routes.js';
-import { buildEvalWorld } from '../test/eval/eval-world.js';
+import { buildEvalWorld } from '../test/eval-engine/eval-world.js';
 
 const kRouteFlag = routeNumbers(kEvaluationApiRoutes).evaluateFlag;
 

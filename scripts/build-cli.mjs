@@ -571,7 +571,7 @@ await buildBin();
 // The modules the bin runs outside the bundles (itself; for serve, its settings check too:
 // kServeEntryModules above, and what runs the scripts, which their modules import: asScript), by path
 // under dist/src, for the tests that check a command or a node runs nothing else
-// (test/cli/cli-start.test.ts, test/capabilities/parts-on-use.test.ts): derived here, so they cannot
+// (test/cli/cli-start.test.ts, test/capability/parts-on-use.test.ts): derived here, so they cannot
 // drift from what the build shares.
 const underSrc = (modules) => [...new Set([kBin, ...modules])].map((path) => relative(kSrcDir, path)).sort();
 writeFileSync(

@@ -13,7 +13,7 @@
 // Its behaviour is the package's (4.x) where tap relies on it: a domain made in a context owns the work
 // started from it after; a destroyed domain's work falls to its nearest live parent; an error no domain
 // owns, or one raised while a process handler for it is installed, is left to Node; the hooks on the
-// process are removed when the last domain is destroyed. test/helpers/tap-domain.test.ts proves it.
+// process are removed when the last domain is destroyed. test/scripts/tap-domain.test.ts proves it.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 const storage = new AsyncLocalStorage();

@@ -84,11 +84,11 @@ t.test('every path the pages name in backticks exists', async (t) => {
   }
 });
 
-t.test('every src/ path the pages name, in backticks or not, and every entry of a tree of src/ exists', async (t) => {
+t.test('every src/ or test/ path the pages name, in backticks or not, and every entry of a tree of src/ exists', async (t) => {
   let trees = 0;
   for (const page of kPages.filter((p) => !p.startsWith('docs/spec/'))) {
     const markdown = read(page);
-    for (const m of prose(markdown).matchAll(/(?<![\w./-])src\/[\w./-]*\w/g))
+    for (const m of prose(markdown).matchAll(/(?<![\w./-])(?:src|test)\/[\w./-]*\w/g))
       t.ok(existsSync(join(kRepo, m[0])), `${page}: ${m[0]} exists`);
     // A layout drawn as a tree (design.md's): `src/` on a line of its own, then its entries indented,
     // each line starting with one or more names (`flags/ tokens/ ...`, `config.ts`).

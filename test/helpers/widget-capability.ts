@@ -6,7 +6,7 @@
 // The tests list it after the real capabilities through the same derivations as src/capabilities.ts
 // (test/helpers/widgets.ts), and a server, a relay or the command line started with
 // FLAGWIRE_TEST_HOOKS=1 and FLAGWIRE_TEST_CAPABILITY naming this module's URL runs with it as its one
-// registration line (src/capabilities.ts): test/capabilities/served-capability.test.ts. So this module
+// registration line (src/capabilities.ts): test/capability/served-capability.test.ts. So this module
 // must not import src/capabilities.ts, which loads it.
 import { createServer } from 'node:net';
 import { type Principal, actorFor, tokenProject } from '../../src/actor/audit-actor.js';
@@ -180,7 +180,7 @@ const kWidgetCli = [
 /**
  * A port the widgets listen on, read from FLAGWIRE_TEST_WIDGET_PORT (0 or unset: none): a listening
  * service declared in the capability alone, which start-up tries before anything starts as it tries the
- * sync port (test/capabilities/served-capability.test.ts).
+ * sync port (test/capability/served-capability.test.ts).
  */
 const kWidgetPort: PortSetting = {
   setting: 'FLAGWIRE_TEST_WIDGET_PORT',

@@ -3,7 +3,7 @@
 // over the capabilities): what it proves is that a kind declared in one place is recorded, copied,
 // exported and migrated (test/store/store-layout.test.ts, test/multinode/record-kinds-pg.test.ts), and
 // that its route, command, command-line command, audit action and OpenAPI schema reach the tables derived
-// from the list (test/capabilities/registry.test.ts). Apart from the capability's module, which a server
+// from the list (test/capability/registry.test.ts). Apart from the capability's module, which a server
 // started with FLAGWIRE_TEST_CAPABILITY loads, and which therefore cannot import src/capabilities.ts.
 import { kCapabilityList } from '../../src/capabilities.js';
 import { storeLayout } from '../../src/store/store-layout.js';

@@ -1,5 +1,5 @@
 // A process that runs a writer thread and nothing else of a node: it opens a fresh data dir, starts the
-// writer on it (src/writer/client.ts), has it commit one command and exits. test/capabilities/parts-on-use.test.ts
+// writer on it (src/writer/client.ts), has it commit one command and exits. test/capability/parts-on-use.test.ts
 // runs it with the module log (module-log.ts) to see what the writer thread loads.
 import { pino } from 'pino';
 import { kOperator } from '../../src/actor/audit-actor.js';

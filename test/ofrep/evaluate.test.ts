@@ -10,7 +10,7 @@ import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { startBatchBudget } from '../../src/targeting/work-budget.js';
-import { buildEvalWorld } from '../eval/eval-world.js';
+import { buildEvalWorld } from '../eval-engine/eval-world.js';
 
 const world = buildEvalWorld();
 const clock = Clock.create();

@@ -10,7 +10,7 @@ import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { OpenFeature as WebOpenFeature, ClientProviderEvents } from '@openfeature/web-sdk';
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
 import { bucket } from '../../src/eval-engine/bucket.js';
-import { buildEvalWorld } from '../eval/eval-world.js';
+import { buildEvalWorld } from '../eval-engine/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 

@@ -16,7 +16,7 @@ import { changedFlags, compileSnapshot } from '../../src/provider/compile.js';
 import { resolveFlag } from '../../src/provider/resolve.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
 import type { Snapshot } from '../../src/model/snapshot-shape.js';
-import { buildEvalWorld } from '../eval/eval-world.js';
+import { buildEvalWorld } from '../eval-engine/eval-world.js';
 import { getOrg } from '../../src/model-records/org-records.js';
 import { getProject } from '../../src/model-records/project-records.js';
 

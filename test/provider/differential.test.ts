@@ -16,7 +16,7 @@ import { compileSnapshot } from '../../src/provider/compile.js';
 import { resolveFlag } from '../../src/provider/resolve.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
-import { buildEvalWorld } from '../eval/eval-world.js';
+import { buildEvalWorld } from '../eval-engine/eval-world.js';
 import { getFlag, listFlags, putFlag } from '../../src/flag-records/flag-store.js';
 import { getOrg } from '../../src/model-records/org-records.js';
 import { getProject } from '../../src/model-records/project-records.js';

@@ -5,7 +5,7 @@
 // spec's envelope and on the token's activity.
 import { rmSync } from 'node:fs';
 import t from 'tap';
-import { buildEvalWorld } from '../eval/eval-world.js';
+import { buildEvalWorld } from '../eval-engine/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { flushActivity } from '../helpers/test-hooks.js';

@@ -21,7 +21,7 @@ import { kNoEvalBodyBudget, startWorldServer } from '../helpers/world-server.js'
 const kHangMs = 60_000;
 t.setTimeout(5 * kHangMs);
 
-// The bytes per second a key may send in large bodies (test/eval/eval-body-rate.test.ts) lifted to their
+// The bytes per second a key may send in large bodies (test/eval-engine/eval-body-rate.test.ts) lifted to their
 // most: these requests, some large, come within a second of each other from one key and one address.
 const { server, world } = await startWorldServer(t, { FLAGWIRE_EVAL_WORKERS: '1', ...kNoEvalBodyBudget });
 const { ids } = world;

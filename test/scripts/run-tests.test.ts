@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { tempDir } from './scratch-dir.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 const kRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const kFiles = 8;

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { tempDir } from './scratch-dir.js';
+import { tempDir } from '../helpers/scratch-dir.js';
 
 /** The tap every test file imports (dist/node_modules/tap: scripts/bundle-tap.mjs). */
 const kTap = new URL('../../node_modules/tap/index.js', import.meta.url).href;

@@ -7,7 +7,7 @@ import t from 'tap';
 import { type CompiledFeature, compileFeature, evaluateFeature, type UnleashFields } from '../../src/unleash-rules/feature.js';
 import { kUnleashModel } from '../../src/model/unleash-model.js';
 import { modelProblems, modelWarnings } from '../../src/unleash-rules/model-problems.js';
-import { loadSpecifications, kSpecificationVersion, type VectorContext } from './specification-vectors.js';
+import { loadSpecifications, kSpecificationVersion, type VectorContext } from '../unleash/specification-vectors.js';
 
 /** A vector's context as the SDKs read one: its own field, else its property; every value as text. */
 class VectorFields implements UnleashFields {
