@@ -1,47 +1,20 @@
 // Flags as code (issue 26) as users run it: `flagwire export` writes a project as a file, the same
-// bytes for the same state, in Flagwire's format or flagd's; `flagwire plan` says field by field what
+// bytes for the same state, in Flagwire's format (flagd's: cli-flagd-export.test.ts); `flagwire plan` says field by field what
 // applying a file would change (exit 0: nothing, 2: something); `flagwire apply` makes the project what
 // the file says in one transaction, audited, and a second time changes nothing and writes nothing;
 // --prune, --if-revision and --as; a refused file names the place in it and not one byte changes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { kOperator } from '../../src/actor/audit-actor.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { planDigest } from '../../src/flags-as-code/plan.js';
-import type { FlagCreate } from '../../src/model/schemas.js';
-import { parseFlagDefinition } from '../../src/targeting/parse.js';
 import { cli, expectAllRefused, expectRefused, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
-import { buildWorld } from '../helpers/world.js';
+import { dataDir, exportText, ids, kColours, kRule } from './cli-world.js';
 
-const kColours = { red: '#f00', blue: '#00f' };
-const kRule = { if: [{ '==': [{ var: 'plan' }, 'x'] }, 'blue'] };
 const kBeta = [{ attribute: 'plan', values: ['beta'] }];
 
-// The world's multi project (Platform: audience Beta, group flag "search" with a flag-wide cohort list
-// and an override in production), and beside it a typed flag, a numeric one and a 50% flag for Beta.
-const dataDir = tempDir(t);
-const world = buildWorld(dataDir);
-const { ids } = world;
-const create = (projectId: string, body: FlagCreate) => world.run('flagCreate', { projectId, body, principal: kOperator });
-const colourId = create(ids.multi, {
-  name: 'colour',
-  environments: {
-    staging: { enabled: true, trafficPercentage: 100, variants: kColours, defaultVariant: 'red', targeting: kRule },
-    production: { variants: kColours, defaultVariant: 'blue' },
-  },
-}).id;
-create(ids.multi, {
-  name: 'half',
-  environments: { staging: { enabled: true, trafficPercentage: 50, audienceId: ids.multiAudience } },
-});
-create(ids.multi, {
-  name: 'limit',
-  environments: { staging: { enabled: true, trafficPercentage: 100, variants: { low: 10, high: 1000 }, defaultVariant: 'low' } },
-});
-await world.store.close();
 const files = tempDir(t, 'flagwire-fac-files-');
 
 function file(name: string, document: unknown): string {
@@ -57,12 +30,6 @@ const audit = async (project: string): Promise<Entry[]> => (await ok(t, dataDir,
 async function revisionOf(project: string): Promise<number> {
   return (await audit(project)).find((e) => /^(flag|env|audience)\./.test(e.action))?.seq ?? 0;
 }
-
-const exportText = async (project: string, ...args: string[]) => {
-  const r = await cli(dataDir, ['export', project, ...args], { json: false });
-  t.equal(r.code, 0, `export ${project} ${args.join(' ')}: exit 0 ${r.stderr}`);
-  return r.stdout;
-};
 
 t.test('export: the same state gives the same bytes, with environments, audiences and typed variants', async (t) => {
   const first = await exportText(ids.multi);
@@ -552,70 +519,4 @@ t.test('--as: audited as the user; a Viewer is refused, and an Editor cannot def
     ],
     'an Admin may: the audience first, then the flag',
   );
-});
-
-t.test("export --format flagd: one environment, what flagd can't express named, and flagd's parser loads it", async (t) => {
-  await expectAllRefused(t, dataDir, [
-    [
-      ['export', ids.multi, '--format', 'flagd', '--json'],
-      { error: 'Invalid request', detail: /multi-environment project and flagd's format has none: name the environment to export \(--env/ },
-    ],
-    [['export', ids.multi, '--format', 'flagd', '--env', 'qa', '--json'], { error: 'Invalid request', detail: /Unknown environment "qa"/ }],
-    [
-      ['export', ids.multi, '--env', 'staging', '--json'],
-      { error: 'Invalid request', detail: /Flagwire's format holds every environment: drop it/ },
-    ],
-  ]);
-  const yaml = await cli(dataDir, ['export', ids.multi, '--format', 'yaml'], { json: false });
-  t.equal(yaml.code, 2);
-  t.match(yaml.stderr, /--format must be flagwire or flagd, not "yaml"/);
-
-  const text = await exportText(ids.multi, '--format', 'flagd', '--env', 'staging');
-  t.equal(await exportText(ids.multi, '--format', 'flagd', '--env', 'staging'), text, 'the same bytes again');
-  const doc = JSON.parse(text);
-  t.equal(doc.$schema, 'https://flagd.dev/schema/v0/flags.json');
-  // Each flag as the sync service's flag set says it (src/flags/flagd-flag.ts); what flagd cannot say is
-  // left out and named with the reason the flag sets give.
-  const meta = (name: string) => ({ id: name === 'colour' ? colourId : ids.groupFlag, name });
-  t.strictSame(Object.keys(doc.flags), ['colour', 'limit', 'search']);
-  t.strictSame(
-    doc.flags.colour,
-    { state: 'ENABLED', variants: kColours, defaultVariant: 'red', targeting: kRule, metadata: meta('colour') },
-    'everyone in: exact',
-  );
-  t.strictSame(
-    doc.flags.search,
-    { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on', metadata: meta('search') },
-    'a boolean flag on for everyone',
-  );
-  t.strictSame(Object.keys(doc['x-flagwire-omitted']), ['half']);
-  t.match(
-    doc['x-flagwire-omitted'].half,
-    /modulo bucketing, which flagd's fractional cannot reproduce/,
-    'a modulo split is left out, and why',
-  );
-  const parsed = parseFlagDefinition(text);
-  t.ok(parsed.ok, `flagd's parser loads it: ${parsed.ok ? '' : JSON.stringify(parsed.problems)}`);
-  if (parsed.ok) t.strictSame(Object.keys(parsed.definition.flags).sort(), ['colour', 'limit', 'search']);
-
-  const production = JSON.parse(await exportText(ids.multi, '--format', 'flagd', '--env', 'production'));
-  t.strictSame(production.flags.colour, { state: 'DISABLED', variants: kColours, defaultVariant: 'blue', metadata: meta('colour') });
-  t.ok(parseFlagDefinition(production).ok);
-  const single = JSON.parse(await exportText(ids.single, '--format', 'flagd'));
-  t.notOk(Object.hasOwn(single.flags, 'checkout'), 'a modulo split: left out');
-  t.match(single['x-flagwire-omitted'], { checkout: /turns on for 50% of callers by design §2's modulo bucketing/ });
-  t.ok(parseFlagDefinition(single).ok, 'a single project: no --env');
-
-  // A flag's name is data, whatever JavaScript makes of it as a property name.
-  await ok(t, dataDir, ['flag', 'create', ids.single, '--name', '__proto__', '--enabled', '--percentage', '100', '--json']);
-  const flagd = JSON.parse(await exportText(ids.single, '--format', 'flagd'));
-  t.ok(Object.hasOwn(flagd.flags, '__proto__'), 'flagd: a flag named __proto__ is exported');
-  t.strictSame(Object.getOwnPropertyDescriptor(flagd.flags, '__proto__')?.value, {
-    state: 'ENABLED',
-    variants: { on: true, off: false },
-    defaultVariant: 'on',
-    metadata: { id: Object.getOwnPropertyDescriptor(flagd.flags, '__proto__')?.value.metadata.id, name: '__proto__' },
-  });
-  const flagwire = JSON.parse(await exportText(ids.single));
-  t.strictSame(Object.keys(flagwire.flags), ['__proto__', 'banner', 'checkout'], "Flagwire's format too, in code-point order");
 });
