@@ -15,7 +15,7 @@ base=${1:?usage: bench/ab-builds.sh BASE_CHECKOUT NEW_CHECKOUT}
 new=${2:?usage: bench/ab-builds.sh BASE_CHECKOUT NEW_CHECKOUT}
 rounds=${ROUNDS:-6}; dur=${DUR:-6}; conn=${CONN:-50}
 server_cpus=${SERVER_CPUS:-0}; wrk_cpus=${WRK_CPUS:-1}
-command -v wrk >/dev/null || "$(dirname "$0")/../scripts/apt-install.sh" wrk
+command -v wrk >/dev/null || "$(dirname "$0")/../scripts/ensure.sh" apt wrk
 
 # start() runs in a process substitution (a subshell): it prints its server's pid, which the trap kills.
 pa=; pb=

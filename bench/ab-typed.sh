@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-6}; dur=${DUR:-6}; conn=${CONN:-50}
-command -v wrk >/dev/null || scripts/apt-install.sh wrk
+command -v wrk >/dev/null || scripts/ensure.sh apt wrk
 dir=$(mktemp -d)
 pid=
 trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT

@@ -4,7 +4,7 @@
 // until evaluation on node B sees it (p50/p99), while the (e) load runs on A; and the same PATCH's
 // webhook delivery: from the answer to a receiver on this machine getting the signed POST (issue 28).
 // Run: npm run build && node dist/bench/postgres.bench.js [--seconds N]
-// It starts a private PostgreSQL cluster (scripts/ensure-postgres.sh installs it when missing).
+// It starts a private PostgreSQL cluster (`scripts/ensure.sh postgres` installs it when missing).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kStoreLayout } from '../src/capabilities.js';
 import { openForCli } from '../src/store/open-store.js';

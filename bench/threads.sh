@@ -40,8 +40,8 @@ dur=${DUR:-8}
 rounds=${ROUNDS:-1}
 warmup=${WARMUP:-3}
 perf=${PERF:-0}
-command -v wrk >/dev/null || "$(dirname "$0")/../scripts/apt-install.sh" wrk
-if [[ $perf == 1 ]]; then command -v perf >/dev/null || "$(dirname "$0")/../scripts/apt-install.sh" linux-perf; fi
+command -v wrk >/dev/null || "$(dirname "$0")/../scripts/ensure.sh" apt wrk
+if [[ $perf == 1 ]]; then command -v perf >/dev/null || "$(dirname "$0")/../scripts/ensure.sh" apt linux-perf; fi
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Several Flagwire nodes on one machine, sharing a private PostgreSQL: what docs/deployment.md's "Several nodes"
 # walk-through runs. Nothing else is needed: Debian's PostgreSQL is installed when missing
-# (scripts/ensure-postgres.sh), and its cluster lives in the cluster folder, on its own port, not as a
+# (`scripts/ensure.sh postgres`), and its cluster lives in the cluster folder, on its own port, not as a
 # system service.
 #
 #   scripts/cluster.sh start [N]   PostgreSQL, then N nodes (default 2) on ports 8081, 8082, ..., their
@@ -60,7 +60,7 @@ wait_ready() {
 
 start_postgres() {
   local bin
-  bin=$("$repo/scripts/ensure-postgres.sh")
+  bin=$("$repo/scripts/ensure.sh" postgres)
   mkdir -p "$dir/pg"
   if [ "$(id -u)" -eq 0 ]; then
     chown postgres: "$dir/pg"
@@ -131,7 +131,7 @@ stop_postgres() {
   local pid
   [ -f "$dir/pg/data/postmaster.pid" ] || return 0
   pid=$(head -1 "$dir/pg/data/postmaster.pid")
-  as_pg "$("$repo/scripts/ensure-postgres.sh")/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null || true
+  as_pg "$("$repo/scripts/ensure.sh" postgres)/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null || true
   # pg_ctl returns once the pid file is gone, a moment before the postmaster has exited.
   for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
   echo "stopped PostgreSQL (pid $pid)"

@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
     *) tag=$1; shift ;;
   esac
 done
-command -v buildah >/dev/null || "$root/scripts/apt-install.sh" buildah
+command -v buildah >/dev/null || "$root/scripts/ensure.sh" apt buildah
 export BUILDAH_ISOLATION=chroot
 # Docker's image format: OCI's image configuration has no health check.
 export BUILDAH_FORMAT=docker

@@ -39,7 +39,7 @@ const steps = workflow.jobs.flags.steps;
 
 const { server, world } = await startWorldServer(t);
 const scratch = tempDir(t, 'flagwire-job-');
-const jq = await promisify(execFile)(join(kRepo, 'scripts/ensure-jq.sh'), []).catch((err: Error) => err);
+const jq = await promisify(execFile)(join(kRepo, 'scripts/ensure.sh'), ['jq']).catch((err: Error) => err);
 
 // The team's repository, with no global or system Git configuration of this machine.
 const origin = join(scratch, 'origin');

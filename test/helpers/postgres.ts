@@ -1,7 +1,7 @@
 // A private PostgreSQL cluster for tests: a copy of an initdb'd template in a temporary directory, started on a free port
 // with its unix socket in that directory, stopped by its PID at teardown. PostgreSQL refuses to run
 // as root, so when the tests run as root the cluster runs as the `postgres` system user (Debian's
-// package creates it; scripts/ensure-postgres.sh installs the package when missing).
+// package creates it; `scripts/ensure.sh postgres` installs the package when missing).
 //
 // The nodes connect as `flagwire`, a role that is not a superuser and owns its databases: what the
 // docs/deployment.md says is enough. Administration (creating roles and databases) goes over the unix socket as
@@ -21,7 +21,7 @@ import pg from 'pg';
 import { freePort } from './free-port.js';
 import { childrenOf } from './process-tree.js';
 
-const kEnsureScript = fileURLToPath(new URL('../../../scripts/ensure-postgres.sh', import.meta.url));
+const kEnsureScript = fileURLToPath(new URL('../../../scripts/ensure.sh', import.meta.url));
 const kRole = 'flagwire';
 const kPassword = 'flagwire-test';
 
@@ -65,7 +65,7 @@ export interface TestPostgres extends TestDatabases {
 let bindir: string | null = null;
 
 function binaries(): string {
-  bindir ??= execFileSync(kEnsureScript, { encoding: 'utf8' }).trim();
+  bindir ??= execFileSync(kEnsureScript, ['postgres'], { encoding: 'utf8' }).trim();
   return bindir;
 }
 

@@ -1,4 +1,4 @@
-// A private Prometheus for tests: Debian's package (scripts/ensure-prometheus.sh installs it when
+// A private Prometheus for tests: Debian's package (`scripts/ensure.sh prometheus` installs it when
 // missing), started on a free port with its own config and data in a scratch directory, scraping the
 // targets the test names every second; stopped by its PID at teardown.
 import { execFileSync, spawn } from 'node:child_process';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.js';
 import { scratchDir } from './scratch-dir.js';
 
-const kEnsureScript = fileURLToPath(new URL('../../../scripts/ensure-prometheus.sh', import.meta.url));
+const kEnsureScript = fileURLToPath(new URL('../../../scripts/ensure.sh', import.meta.url));
 
 export interface TestPrometheus {
   readonly url: string;
@@ -26,7 +26,7 @@ export async function prometheusPort(): Promise<number> {
 
 /** Starts Prometheus on `port`, scraping each target (host:port) every second; resolves once it is ready. */
 export async function startPrometheus(port: number, targets: Record<string, string>): Promise<TestPrometheus> {
-  const bin = execFileSync(kEnsureScript, { encoding: 'utf8' }).trim();
+  const bin = execFileSync(kEnsureScript, ['prometheus'], { encoding: 'utf8' }).trim();
   const dir = scratchDir('flagwire-prometheus-');
   const jobs = Object.entries(targets)
     .map(([job, target]) => `  - job_name: ${job}\n    static_configs:\n      - targets: ['${target}']`)

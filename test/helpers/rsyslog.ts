@@ -1,4 +1,4 @@
-// A private rsyslog for tests and the bench: Debian's rsyslogd (scripts/ensure-rsyslog.sh installs it
+// A private rsyslog for tests and the bench: Debian's rsyslogd (`scripts/ensure.sh rsyslog` installs it
 // when missing) in the foreground with a config of its own in a scratch directory: imtcp or imrelp on the
 // port given, every message's raw text (without its frame) one line of a file; its own pid file and work
 // directory. Started, paused, resumed and stopped by its PID.
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scratchDir } from './scratch-dir.js';
 
-const kEnsureScript = fileURLToPath(new URL('../../../scripts/ensure-rsyslog.sh', import.meta.url));
+const kEnsureScript = fileURLToPath(new URL('../../../scripts/ensure.sh', import.meta.url));
 
 export class TestRsyslog {
   private proc: ChildProcess | null = null;
@@ -46,7 +46,7 @@ export class TestRsyslog {
 
   /** Installs rsyslog if needed and makes its directory; start() runs it. */
   static create(port: number, transport: 'tcp' | 'relp' = 'tcp'): TestRsyslog {
-    execFileSync(kEnsureScript);
+    execFileSync(kEnsureScript, ['rsyslog']);
     return new TestRsyslog(scratchDir('flagwire-rsyslog-'), port, transport);
   }
 

@@ -1,6 +1,6 @@
 // The web console from a test: setting a password with the console's `user password` (the password on
 // its standard input), signing in over HTTP as the page does, and a headless Chromium (Debian's headless
-// shell, installed by scripts/ensure-chromium.sh).
+// shell, installed by `scripts/ensure.sh chromium`).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,7 +11,7 @@ import { call } from './http.js';
 import { playwright } from './playwright.js';
 import { startTestServer, type TestServer } from './server.js';
 
-const kEnsureChromium = fileURLToPath(new URL('../../../scripts/ensure-chromium.sh', import.meta.url));
+const kEnsureChromium = fileURLToPath(new URL('../../../scripts/ensure.sh', import.meta.url));
 /**
  * Debian's chromium-headless-shell: the same Chromium build as its `chromium` (the same Blink, V8 and
  * DevTools protocol, so a page is parsed, laid out, drawn and scripted as a user's Chromium does it),
@@ -27,7 +27,7 @@ export const kChromium = '/usr/lib/chromium/chromium-headless-shell';
 
 /** Installs chromium-headless-shell when missing (apt-get; quiet, idempotent). */
 export function ensureChromium(): void {
-  execFileSync('sh', [kEnsureChromium], { stdio: 'inherit', timeout: 600_000 });
+  execFileSync(kEnsureChromium, ['chromium'], { stdio: 'inherit', timeout: 600_000 });
 }
 
 /**

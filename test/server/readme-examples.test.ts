@@ -26,7 +26,7 @@ import { startTestServer } from '../helpers/server.js';
 import { signIn } from '../helpers/web-console.js';
 
 const kRepo = fileURLToPath(new URL('../../../', import.meta.url));
-const kEnsureJq = `${kRepo}scripts/ensure-jq.sh`;
+const kEnsureJq = `${kRepo}scripts/ensure.sh`;
 const kReadme = readFileSync(`${kRepo}README.md`, 'utf8');
 const kReadmeBase = 'http://127.0.0.1:8080';
 const kDocs = readdirSync(`${kRepo}docs`)
@@ -232,9 +232,9 @@ t.test('the README has the walk-through this test runs', async (t) => {
 
 t.test("the README's walk-through runs as pasted, in order, and prints what it shows", async (t) => {
   // The walk-through reads JSON with jq (the README says so); Debian's package is installed when missing.
-  const jq = await promisify(execFile)(kEnsureJq, []).catch((err: Error) => err);
+  const jq = await promisify(execFile)(kEnsureJq, ['jq']).catch((err: Error) => err);
   if (jq instanceof Error) {
-    t.fail(`the walk-through needs jq, and scripts/ensure-jq.sh could not install it: ${jq.message}`);
+    t.fail(`the walk-through needs jq, and scripts/ensure.sh jq could not install it: ${jq.message}`);
     return;
   }
   const run = await runSteps(kSteps, `${kPassword}\n`);
