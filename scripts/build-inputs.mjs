@@ -13,6 +13,10 @@
 // outputs it already had. The digest reads the sources' bytes, not their times, so a checkout that moves
 // times only, or an edit undone, needs no build, and an edit within the same second is never missed.
 //
+// `forget` also forgets tsc's incremental state (tsconfig.json's tsBuildInfoFile) when a source's output
+// is missing: an incremental tsc (and tsc -b) trusts that state, so an output deleted by hand with its
+// source unchanged would never be emitted again; this build then emits every file.
+//
 // Run: node scripts/build-inputs.mjs forget | write | ensure
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -97,6 +101,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const command = process.argv[2];
   if (command === 'forget') {
     rmSync(join(root, kDigestFile), { force: true });
+    const stateFile = JSON.parse(readFileSync(join(root, kConfigFile), 'utf8')).compilerOptions?.tsBuildInfoFile;
+    const state = stateFile === undefined ? undefined : join(root, stateFile);
+    const missing = state !== undefined && existsSync(state) ? [...compiledOutputs(root)].find((output) => !existsSync(output)) : undefined;
+    if (missing !== undefined) {
+      console.log(`${relative(root, missing)} is missing: tsc emits every file this build`);
+      rmSync(state);
+    }
   } else if (command === 'write') {
     writeFileSync(join(root, kDigestFile), `${inputsDigest(root)}\n`);
   } else if (command === 'ensure') {

@@ -79,6 +79,20 @@ t.test(
   },
 );
 
+t.test("forget also forgets tsc's incremental state when a source's output is missing, so tsc emits it again", async (t) => {
+  const root = project();
+  writeFileSync(
+    join(root, 'tsconfig.json'),
+    JSON.stringify({ include: ['src'], compilerOptions: { tsBuildInfoFile: 'dist/.tsbuildinfo' } }),
+  );
+  writeFileSync(join(root, 'dist/.tsbuildinfo'), '{}');
+  run(root, 'forget');
+  t.ok(existsSync(join(root, 'dist/.tsbuildinfo')), 'every output there: the state is kept (the build stays incremental)');
+  rmSync(join(root, 'dist/src/a.js'));
+  t.match(run(root, 'forget'), /dist\/src\/a\.js is missing: tsc emits every file/);
+  t.notOk(existsSync(join(root, 'dist/.tsbuildinfo')), 'the state is gone');
+});
+
 t.test('ensure runs the build when one is needed, and only then', async (t) => {
   const root = project();
   t.match(run(root, 'ensure'), /^build: no finished build is recorded/);
