@@ -24,23 +24,21 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import {
+  kBundleDir,
   kRequireBanner,
   kScriptRunner,
-  namedExports,
-  specifierFrom,
-  stubPath,
-  writeCommonJsRunner,
-  writeScriptBundle,
-} from './script-bundle.mjs';
-import {
-  kBundleDir,
   kStorePackages,
   kStorePackagesModule,
   kStorePackagesName,
   kStorePackagesTwin,
   kUwsTwin,
+  namedExports,
+  specifierFrom,
   storePackageSource,
-} from './store-packages.mjs';
+  stubPath,
+  writeCommonJsRunner,
+  writeScriptBundle,
+} from './script-bundle.mjs';
 
 const kCliDir = new URL('../dist/src/cli/', import.meta.url);
 

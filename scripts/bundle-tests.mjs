@@ -29,8 +29,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'acorn';
 import { build } from 'esbuild';
-import { applyEdits, eachNode, kRequireBanner, writeScriptBundle } from './script-bundle.mjs';
-import { kStorePackages, kUwsTwin, storePackageSource } from './store-packages.mjs';
+import { applyEdits, eachNode, kRequireBanner, kStorePackages, kUwsTwin, storePackageSource, writeScriptBundle } from './script-bundle.mjs';
 
 const kDist = fileURLToPath(new URL('../dist/', import.meta.url));
 const kTests = join(kDist, 'test');
@@ -40,7 +39,7 @@ const kModulesName = 'src-modules';
 /** A script of its own, run by its module (scripts/bundle-typebox.mjs): imported as it is. */
 const kTypeBox = join(kSrc, 'typebox.js');
 /**
- * lmdb and msgpackr from the store packages' script (scripts/store-packages.mjs), as the command line's
+ * lmdb and msgpackr from the store packages' script (scripts/script-bundle.mjs), as the command line's
  * bundle takes them, wherever a test file or a module of dist/src imports them: cached (their own ES
  * modules are some 5 MB of source, compiled afresh in each process), and one copy in a process, which a
  * command run in-process (test/helpers/cli.ts) shares. A test file's own import of one is of its module

@@ -1,8 +1,8 @@
 // A bundle as a script that V8 can cache (src/cli/bundle-script.ts says why): esbuild's module of a
 // bundle, one file, becomes `NAME.script.js`, and `NAME.js` the module that runs it (or `NAME.cjs`, a
 // CommonJS module that runs it, for a thread's start). Used by
-// scripts/build-cli.mjs (the command line's bundle, serve's and the threads'), scripts/bundle-typebox.mjs
-// and scripts/bundle-tap.mjs (the test framework every test process loads).
+// scripts/build-cli.mjs (the command line's bundle, serve's and the threads'), scripts/bundle-typebox.mjs,
+// scripts/bundle-tap.mjs (the test framework every test process loads) and scripts/bundle-tests.mjs.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
@@ -316,4 +316,37 @@ export function writeScriptBundle(outputFiles, name, outdir, { stubs = ['module'
   writeFileSync(join(outdir, `${name}.script.js.map`), map);
   if (stubs.includes('module')) writeFileSync(stubPath(outdir, name, 'module'), moduleStub(name, specs, exported, outdir));
   if (stubs.includes('commonjs')) writeFileSync(stubPath(outdir, name, 'commonjs'), commonJsStub(name, specs, exported, outdir, twins));
+}
+
+// Where the built code finds the packages it takes from files the build makes: the command line's and
+// serve's bundles (build-cli.mjs) and the tests' copies (bundle-tests.mjs).
+
+/** Where build-cli.mjs writes the command line's, serve's and the threads' bundles, and these packages' files. */
+export const kBundleDir = fileURLToPath(new URL('../dist/src/cli/bundle/', import.meta.url));
+const kProjectRequire = createRequire(new URL('../package.json', import.meta.url));
+
+/**
+ * lmdb and msgpackr, with the packages they require, as one script V8 caches (build-cli.mjs,
+ * buildStorePackages): every thread of a node and every store command takes them from it.
+ */
+export const kStorePackages = ['lmdb', 'msgpackr'];
+export const kStorePackagesName = 'store-packages';
+/** The module that runs the store packages' script: its exports are the packages, by name. */
+export const kStorePackagesModule = stubPath(kBundleDir, kStorePackagesName, 'module');
+/** Its CommonJS twin, which a thread or process started from CommonJS requires instead (build-cli.mjs, kStartedStub). */
+export const kStorePackagesTwin = stubPath(kBundleDir, kStorePackagesName, 'commonjs');
+/** uWebSockets.js, an ES module only, as CommonJS (build-cli.mjs, writeUwsTwin). */
+export const kUwsTwin = join(kBundleDir, 'uws.cjs');
+
+/**
+ * The source of a module at `dir` whose exports are the store package `name`'s, taken from the store
+ * packages' module where it runs (awaited there, as a require would be: a command loads them on use).
+ */
+export function storePackageSource(name, dir) {
+  const names = namedExports(Object.keys(kProjectRequire(name)));
+  return [
+    `const required = (await import(${JSON.stringify(specifierFrom(dir, kStorePackagesModule))}))[${JSON.stringify(name)}];`,
+    ...names.map((key) => `export const ${key} = required.${key};`),
+    'export default required;',
+  ].join('\n');
 }
