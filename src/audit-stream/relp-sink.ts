@@ -10,7 +10,8 @@
 //
 // A receiver that hangs holds the stream, never a write: at most kWindow messages wait unanswered, the
 // rest stays in the store. Nothing times an answer out: a command sent again on a new connection would
-// be taken twice if the hung receiver took the first; a dead peer is found by TCP keep-alive.
+// be taken twice if the hung receiver took the first; a dead peer is found by TCP keep-alive. Its answers
+// are read into a buffer of a fixed size: a frame longer than an answer can be is refused, not read.
 import { type Socket, connect } from 'node:net';
 import { hostname } from 'node:os';
 import { type StreamRecord, syslogMessage } from './record.js';
@@ -29,6 +30,13 @@ const kMaxTxnr = 999_999_999;
 const kOffers = 'relp_version=0\nrelp_software=flagwire\ncommands=syslog';
 /** The longest frame header: 9 digits, a command of 32 letters, 9 digits, their spaces. */
 const kMaxHeader = 53;
+/**
+ * The most DATA a receiver's frame may declare: an answer is a status line (the answer to open adds its
+ * offers). A longer one is not RELP as this sink speaks it, and is refused before it is read.
+ */
+export const kMaxAnswerData = 64 * 1024;
+/** The longest whole frame the sink takes: header, DATA and the closing LF. */
+const kMaxFrame = kMaxHeader + 1 + kMaxAnswerData + 1;
 
 /** An entry handed to the sink and not yet below `accepted`. */
 interface Entry {
@@ -51,7 +59,13 @@ class Connection {
   ended = false;
   /** The socket's first error, as the reason it ended. */
   error: Error | null = null;
-  buffered: Buffer = Buffer.alloc(0);
+  /**
+   * What was read and not yet parsed: `held[start, end)`, at most one frame's worth. Fixed, and twice a
+   * frame, so a chunk is copied in once and the part of a frame kept is moved at most once per frame.
+   */
+  readonly held = Buffer.allocUnsafe(2 * kMaxFrame);
+  start = 0;
+  end = 0;
   /** Settles at the answer to open, or when the connection ended before it. */
   readonly opened: Promise<void>;
   openAnswered: (err: Error | null) => void = () => {};
@@ -117,7 +131,7 @@ export class RelpSink implements AuditSink {
         while (this.entries.length >= kWindow && !this.closing) await this.waitChange(conn);
       }
       if (this.closing) break;
-      if (conn.ended) throw kEnded();
+      this.throwEnded(conn);
       entry ??= this.track(record.seq);
       entry.state = 'sent';
       frames.push(conn.command('syslog', Buffer.from(syslogMessage(record, this.hostname, process.pid), 'utf8'), entry));
@@ -172,11 +186,18 @@ export class RelpSink implements AuditSink {
 
   /** Waits for the next answer or loss on `conn`; rejects when it ended or the receiver refused an entry. */
   private async waitChange(conn: Connection): Promise<void> {
-    if (conn.ended) throw kEnded();
+    this.throwEnded(conn);
     this.throwRefused();
     await this.changed.promise;
-    if (conn.ended) throw kEnded();
+    this.throwEnded(conn);
     this.throwRefused();
+  }
+
+  /** When `conn` ended: why, the receiver's refusal first. */
+  private throwEnded(conn: Connection): void {
+    if (!conn.ended) return;
+    this.throwRefused();
+    throw kEnded();
   }
 
   private throwRefused(): void {
@@ -208,21 +229,44 @@ export class RelpSink implements AuditSink {
   }
 
   private read(conn: Connection, chunk: Buffer): void {
-    conn.buffered = conn.buffered.length === 0 ? chunk : Buffer.concat([conn.buffered, chunk]);
-    while (!conn.socket.destroyed) {
-      const parsed = nextFrame(conn.buffered);
-      if (parsed === null) return;
-      if (parsed === 'invalid') return void conn.socket.destroy();
-      conn.buffered = conn.buffered.subarray(parsed.size);
-      this.answer(conn, parsed.frame);
+    let at = 0;
+    while (at < chunk.length && !conn.socket.destroyed) {
+      if (conn.end === conn.held.length) {
+        // Full: what is kept is less than a frame, so moving it down leaves room for the rest of it.
+        conn.held.copyWithin(0, conn.start, conn.end);
+        conn.end -= conn.start;
+        conn.start = 0;
+      }
+      const copied = chunk.copy(conn.held, conn.end, at);
+      at += copied;
+      conn.end += copied;
+      while (!conn.socket.destroyed) {
+        const parsed = nextFrame(conn.held.subarray(conn.start, conn.end));
+        if (parsed === null) break;
+        if (typeof parsed === 'string') return this.notRelp(conn, parsed);
+        conn.start += parsed.size;
+        this.answer(conn, parsed.frame);
+      }
+      if (conn.start === conn.end) conn.start = conn.end = 0;
     }
+  }
+
+  /** Closes a connection whose peer sent what an answer cannot be; the stream backs off before it tries again. */
+  private notRelp(conn: Connection, why: string): void {
+    const err = new Error(`the receiver at ${this.address.host}:${this.address.port} is not speaking RELP: ${why}`);
+    conn.error ??= err;
+    // Before the answer to open, connecting fails with it; after, the next send or settle does.
+    if (conn.ready) this.refused ??= err;
+    conn.socket.destroy();
   }
 
   private answer(conn: Connection, { txnr, command, data }: Frame): void {
     // The receiver's hint that it closes the connection: everything it answered came before it.
     if (txnr === 0) return void (command === 'serverclose' && conn.socket.destroy());
     const head = conn.unanswered[0];
-    if (command !== 'rsp' || head === undefined || head.txnr !== txnr) return void conn.socket.destroy();
+    if (command !== 'rsp' || head === undefined || head.txnr !== txnr) {
+      return this.notRelp(conn, `${command} ${txnr}, where the answer to ${head?.txnr ?? 'nothing'} was due`);
+    }
     conn.unanswered.shift();
     const text = data.toString('utf8');
     const ok = text.startsWith('200');
@@ -289,17 +333,23 @@ function frame(txnr: number, command: string, data: Buffer): Buffer {
   return Buffer.concat([header, data, Buffer.from('\n', 'ascii')]);
 }
 
-/** The first whole frame of `buffered` and its size; null: not whole yet; 'invalid': not RELP. */
-function nextFrame(buffered: Buffer): { frame: Frame; size: number } | null | 'invalid' {
+/**
+ * The first whole frame of `buffered` and its size; null: not whole yet; a string: why it is not RELP.
+ * The frame's data is a view of `buffered`, valid until more is read.
+ */
+function nextFrame(buffered: Buffer): { frame: Frame; size: number } | null | string {
   const head = /^(\d{1,9}) ([A-Za-z]{1,32}) (\d{1,9})([ \n])/.exec(buffered.subarray(0, kMaxHeader + 1).toString('latin1'));
-  if (head === null) return buffered.length > kMaxHeader ? 'invalid' : null;
+  if (head === null) return buffered.length > kMaxHeader ? 'a frame without a RELP header' : null;
   const [whole, txnr, command, length, after] = head as unknown as [string, string, string, string, string];
   const dataLength = Number(length);
+  if (dataLength > kMaxAnswerData) return `a frame of ${dataLength} bytes of data, above the ${kMaxAnswerData} an answer may have`;
   if (after === '\n') {
-    return dataLength === 0 ? { frame: { txnr: Number(txnr), command: command!, data: Buffer.alloc(0) }, size: whole.length } : 'invalid';
+    return dataLength === 0
+      ? { frame: { txnr: Number(txnr), command: command!, data: Buffer.alloc(0) }, size: whole.length }
+      : 'a frame whose data is missing';
   }
   const end = whole.length + dataLength;
   if (buffered.length <= end) return null;
-  if (buffered[end] !== 0x0a) return 'invalid';
+  if (buffered[end] !== 0x0a) return 'a frame not ended by LF';
   return { frame: { txnr: Number(txnr), command, data: buffered.subarray(whole.length, end) }, size: end + 1 };
 }

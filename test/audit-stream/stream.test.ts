@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import t from 'tap';
 import { Cursor } from '../../src/audit-stream/cursor.js';
 import { FileSink } from '../../src/audit-stream/file-sink.js';
-import { RelpSink } from '../../src/audit-stream/relp-sink.js';
+import { kMaxAnswerData, RelpSink } from '../../src/audit-stream/relp-sink.js';
 import type { StreamRecord } from '../../src/audit-stream/record.js';
 import { AuditStream } from '../../src/audit-stream/stream.js';
 import { SyslogSink } from '../../src/audit-stream/syslog-sink.js';
@@ -211,13 +211,21 @@ t.test('the syslog sink confirms only by a clean close, and sends again what a d
 /**
  * A RELP receiver in process that takes each message it answers 200: it refuses the `refuseAt`th syslog
  * command it reads (500), and at the `closeAt`th it takes and answers nothing more on that connection:
- * it says serverclose and closes, as a stopping rsyslog does.
+ * it says serverclose and closes, as a stopping rsyslog does. At the `oversizeAt`th it takes nothing more
+ * either, and answers with a frame declaring 999,999,999 bytes, then sends bytes of it until the sink
+ * closes the connection or `kJunk` were sent.
  */
 class RelpReceiver {
   readonly taken: string[] = [];
   read = 0;
   refuseAt: number | null = null;
   closeAt: number | null = null;
+  oversizeAt: number | null = null;
+  /** Bytes of the oversized frame handed to the system, and when its connection ended. */
+  junkSent = 0;
+  junkEndedAt = 0;
+  /** When each connection came. */
+  readonly connectedAt: number[] = [];
   readonly server = createServer((socket) => this.serve(socket));
 
   get port(): number {
@@ -225,6 +233,7 @@ class RelpReceiver {
   }
 
   private serve(socket: Socket): void {
+    this.connectedAt.push(Date.now());
     socket.on('error', () => {});
     // Latin-1 keeps a character per byte, as DATALEN counts.
     let buffered = '';
@@ -248,6 +257,10 @@ class RelpReceiver {
           closed = true;
           return void socket.end('0 serverclose 0\n');
         }
+        if (this.read === this.oversizeAt) {
+          closed = true;
+          return void this.sendJunk(socket, txnr);
+        }
         if (this.read === this.refuseAt) {
           answer(txnr, '500 not now');
           continue;
@@ -257,7 +270,24 @@ class RelpReceiver {
       }
     });
   }
+
+  private async sendJunk(socket: Socket, txnr: string): Promise<void> {
+    const piece = Buffer.alloc(kMiB, 'x');
+    socket.write(`${txnr} rsp 999999999 `);
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    while (this.junkSent < kJunk && !socket.destroyed) {
+      const sent = new Promise<boolean>((resolve) => socket.write(piece, (err) => resolve(err == null)));
+      if (!(await Promise.race([sent, ended.then(() => false)]))) break;
+      this.junkSent += piece.length;
+    }
+    socket.end();
+    await ended;
+    this.junkEndedAt = Date.now();
+  }
 }
+
+const kMiB = 1024 * 1024;
+const kJunk = 256 * kMiB;
 
 t.test('the RELP sink confirms what was answered 200, and sends again only what was not', async (t) => {
   const r = new RelpReceiver();
@@ -290,4 +320,36 @@ t.test('the RELP sink confirms what was answered 200, and sends again only what 
   await until('the next entry', () => seqs().includes(next!));
   await again.stop(1000);
   t.equal(r.taken.length, before + 1, 'after a clean stop, nothing is sent twice');
+});
+
+t.test('the RELP sink refuses an answer longer than an answer can be, backs off, and loses nothing', async (t) => {
+  const r = new RelpReceiver();
+  await new Promise<void>((resolve) => r.server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => r.server.close(() => resolve())));
+  const warnings: string[] = [];
+  const warnLog = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+  const cursor = new Cursor(dir, 'relp-oversize-test');
+  await cursor.write(lastSeq());
+  r.oversizeAt = 300;
+  const made = append(1000);
+  const stream = new AuditStream(store, commits, new RelpSink({ host: '127.0.0.1', port: r.port }), cursor, warnLog, {
+    idleMs: 20,
+    settleMs: 20,
+  });
+  await stream.start();
+  await until(
+    'the cursor at the last entry',
+    () => readFileSync(join(dir, '.audit-stream-relp-oversize-test.cursor'), 'utf8').trim() === String(made.at(-1)),
+  );
+  await stream.stop(1000);
+  // What the system's socket buffers hold, at most, beside the sink's bound: the sink read no more.
+  t.ok(r.junkSent < kJunk / 8, `the sink closed the connection after ${r.junkSent / kMiB} MiB of the frame, not ${kJunk / kMiB}`);
+  t.match(warnings.join('\n'), `not speaking RELP: a frame of 999999999 bytes of data, above the ${kMaxAnswerData} an answer may have`);
+  const after = r.connectedAt.find((at) => at >= r.junkEndedAt);
+  t.ok(after !== undefined && after - r.junkEndedAt >= 400, `connected again after a pause (${after! - r.junkEndedAt} ms)`);
+  t.strictSame(
+    r.taken.map((m) => Number(/ seq="(\d+)"/.exec(m)![1])).sort((a, b) => a - b),
+    made,
+    'every entry taken exactly once',
+  );
 });
