@@ -5,8 +5,9 @@
 // was sent and not answered when a connection broke, or answered with another code, is sent again, and
 // only that: an entry answered 200 is never sent again, though the stream hands it again after a failure.
 // So a graceful restart of either end sends nothing twice when the receiver answers what it took before
-// it closes (a stopping node waits, bounded, for the answers and sends `close`); what a receiver took and
-// never answered, at most kWindow messages, it gets again (docs/audit-stream.md, Delivery).
+// it closes (a stopping node waits, bounded, for the answer and sends `close`): with one command
+// unanswered at a time, rsyslog does (kWindow says why not more); what a receiver took and never
+// answered (it crashed) it gets again (docs/audit-stream.md, Delivery).
 //
 // A receiver that hangs holds the stream, never a write: at most kWindow messages wait unanswered, the
 // rest stays in the store. Nothing times an answer out: a command sent again on a new connection would
@@ -18,11 +19,14 @@ import { type StreamRecord, syslogMessage } from './record.js';
 import type { AuditSink } from './sink.js';
 
 /**
- * Entries sent past `accepted`, at most (unanswered, or answered after one that was not). It bounds what
- * a hung receiver holds of ours, what a stopping node waits to have answered, and the entries the sink
- * remembers; above the stream's batch, so sending one never waits for the answers to the one before.
+ * Entries sent past `accepted`, at most (unanswered, or answered after one that was not): one, so each
+ * command waits for the answer to the one before. With more, a stopping rsyslog writes messages whose
+ * answers never leave it: librelp's socket keeps Nagle's algorithm, so answers after the first wait in
+ * its send queue for our acknowledgement, and it closes with our next commands unread, which makes the
+ * kernel reset the connection and drop that queue (docs/decisions.md, issue 97 item 6). With one, its
+ * answer leaves at once and nothing of ours is unread when it closes: the connection ends with FIN.
  */
-export const kWindow = 1024;
+export const kWindow = 1;
 const kKeepAliveMs = 30_000;
 /** RELP's transaction numbers run from 1 to this, then start at 1 again; 0 is the server's hints'. */
 const kMaxTxnr = 999_999_999;
