@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { kOperator } from '../src/actor/audit-actor.js';
 import { jsonBody } from '../src/model/request-body.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
-import { listDeliveries } from '../src/webhooks/webhook-store.js';
+import { listDeliveries } from '../src/webhooks/records.js';
 import { tempDataDir } from '../test/helpers/server.js';
 import { buildWorld } from '../test/helpers/world.js';
 import { machineInfo } from './environment.js';

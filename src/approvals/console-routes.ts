@@ -22,7 +22,7 @@ import { approvalProblem, requestView } from './request-view.js';
 import { waitingFor } from './request-notices.js';
 import { versionFromIfMatch } from './request-version.js';
 import { listRequests, pendingRequests, requireRequest } from './requests.js';
-import { getRollout, getSchedule } from '../release-plans/plan-store.js';
+import { getRollout, getSchedule } from '../release-plans/records.js';
 import { getFlag } from '../flag-records/flag-store.js';
 import { getProject, listAudiences } from '../model-records/project-records.js';
 import { listTokens } from '../model-records/token-records.js';

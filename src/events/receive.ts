@@ -7,7 +7,7 @@ import { effectiveState } from '../flag-records/flag-state.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { TallyScope, TallyTxn } from './tally/tally-file.js';
 import { FlagwireError } from '../errors.js';
-import { listExperiments } from '../experiments/experiment-records.js';
+import { listExperiments } from '../experiments/records.js';
 import type { ClientEvent, EventRejection, ReadBatch } from './schemas.js';
 import { type CountedEvent, isNewSubject, millionths, tallyBatch } from './tally.js';
 import { getProject } from '../model-records/project-records.js';

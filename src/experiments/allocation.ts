@@ -15,7 +15,7 @@ import type { WrittenChange } from '../capability/capability.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { kAudienceRecords } from '../model-records/project-records.js';
 import { ruleRefs } from '../targeting/refs.js';
-import { type Experiment, experimentStatus, getExperiment, putExperiment } from './experiment-records.js';
+import { type Experiment, experimentStatus, getExperiment, putExperiment } from './records.js';
 import { envsOf, where } from './running-keys.js';
 import { getAudience } from '../model-records/project-records.js';
 

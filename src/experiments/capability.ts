@@ -10,7 +10,7 @@ import { checkRunningAllocations } from './allocation.js';
 import { kExperimentAuditActions } from './audit-actions.js';
 import { kExperimentEnvironmentState } from './environment-state.js';
 import { kExperimentCommands } from './command-table.js';
-import { kExperimentRecords } from './experiment-records.js';
+import { kExperimentRecords } from './records.js';
 import { checkRunningKeys } from './running-keys.js';
 import { ExperimentBody, ExperimentCreate, ExperimentDeleted, ExperimentList, ExperimentResultsBody, ExperimentUpdate } from './schemas.js';
 

@@ -15,7 +15,7 @@ import type { StoreReader } from '../store/interfaces.js';
 import { TallyFile } from '../events/tally/tally-file.js';
 import { kExperimentCommands } from './command-table.js';
 import { experimentNotFound, experimentView } from './experiment-commands.js';
-import { getExperiment, listExperiments } from './experiment-records.js';
+import { getExperiment, listExperiments } from './records.js';
 import { experimentResultsView, hasTypedVariants, lookOf } from './results-view.js';
 import type { ExperimentBody, ExperimentResultsBody } from './schemas.js';
 

@@ -8,7 +8,7 @@ import { listFlags } from '../flag-records/flag-store.js';
 import { resolveEnvParam } from '../model/environments.js';
 import { kExperimentCommands } from './command-table.js';
 import { experimentView, flagVariants } from './experiment-commands.js';
-import { listExperiments } from './experiment-records.js';
+import { listExperiments } from './records.js';
 import { lookAtResults } from './look.js';
 
 /**

@@ -5,7 +5,7 @@
 // start will run is held too, naming that request; a draft or stopped experiment nothing will start is
 // free to change, as a flag left at its defaults is.
 import type { EnvironmentBearing } from '../store/interfaces.js';
-import { type Experiment, experimentStatus, getExperiment, kExperimentRecords, planOf } from './experiment-records.js';
+import { type Experiment, experimentStatus, getExperiment, kExperimentRecords, planOf } from './records.js';
 
 export const kExperimentEnvironmentState: EnvironmentBearing<Experiment> = {
   kind: kExperimentRecords,

@@ -29,7 +29,7 @@ import {
   listExperiments,
   planOf,
   putExperiment,
-} from './experiment-records.js';
+} from './records.js';
 import { ExperimentCreate, type ExperimentBody, ExperimentUpdate, kMaxIntervalPoints } from './schemas.js';
 
 const kCreateValidator = compileValidator(ExperimentCreate, { quoteKeys: false });

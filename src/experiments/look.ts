@@ -9,7 +9,7 @@ import type { StoreReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { kExperimentCommands } from './command-table.js';
 import { experimentNotFound } from './experiment-commands.js';
-import { getExperiment } from './experiment-records.js';
+import { getExperiment } from './records.js';
 import { experimentResultsView, hasTypedVariants, lookOf } from './results-view.js';
 import type { ExperimentResultsBody } from './schemas.js';
 

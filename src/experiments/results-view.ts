@@ -9,7 +9,7 @@ import type { StoreReader } from '../store/interfaces.js';
 import type { ExperimentStatistics } from '../events/statistics.js';
 import { compileValidator } from '../model/validation.js';
 import { type ExperimentLook, experimentView, intervalPointDue } from './experiment-commands.js';
-import { type Experiment, experimentStatus, type IntervalPoint, planOf } from './experiment-records.js';
+import { type Experiment, experimentStatus, type IntervalPoint, planOf } from './records.js';
 import type { EffectResult, MetricComparison } from './comparison.js';
 import { experimentResults, kDefaultAnalysis } from './results.js';
 import { type ExperimentResultsBody, ExperimentPlanFields } from './schemas.js';

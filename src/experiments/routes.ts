@@ -12,7 +12,7 @@ import { tokenPrincipal } from '../routes/route-helpers.js';
 import { kExperimentCommands } from './command-table.js';
 import { type ExperimentKeyInput, experimentNotFound, experimentView } from './experiment-commands.js';
 import type { WriterCommand } from '../writer/command.js';
-import { getExperiment, listExperiments } from './experiment-records.js';
+import { getExperiment, listExperiments } from './records.js';
 import { lookAtResults } from './look.js';
 import { ExperimentBody, ExperimentCreate, ExperimentDeleted, ExperimentList, ExperimentResultsBody, ExperimentUpdate } from './schemas.js';
 

@@ -10,7 +10,7 @@ import { effectiveState } from '../flag-records/flag-state.js';
 import { getFlag, kFlagRecords, listFlags } from '../flag-records/flag-store.js';
 import type { Flag } from '../model/flags.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { type Experiment, experimentStatus, getExperiment, listExperiments } from './experiment-records.js';
+import { type Experiment, experimentStatus, getExperiment, listExperiments } from './records.js';
 
 /** The environments a flag has a state in: a single flag's one (null), a group flag's each. */
 export function envsOf(flag: Flag): (string | null)[] {

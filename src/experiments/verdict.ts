@@ -7,7 +7,7 @@
 // or keep a variant once it stopped, with the step that does it.
 import { numberFormatOnUse } from '../load-on-use.js';
 import type { MetricComparison } from './comparison.js';
-import type { ExperimentStatus } from './experiment-records.js';
+import type { ExperimentStatus } from './records.js';
 import type { SrmResult } from './srm.js';
 
 const kFigures = numberFormatOnUse({ maximumSignificantDigits: 3 });

@@ -40,7 +40,7 @@ import {
   experimentStop,
   experimentUpdate,
 } from '../experiments/experiment-commands.js';
-import { experimentStatus, getExperiment } from '../experiments/experiment-records.js';
+import { experimentStatus, getExperiment } from '../experiments/records.js';
 import { experimentPath } from './experiments.js';
 import { listAudiences } from '../model-records/project-records.js';
 

@@ -6,7 +6,7 @@
 // `$evaluators` leaves its fragments.
 import { kDefaultAlpha, planProblems } from '../experiments/experiment-commands.js';
 import type { ExperimentInFile } from '../experiments/schemas.js';
-import { planOf } from '../experiments/experiment-records.js';
+import { planOf } from '../experiments/records.js';
 import { kExperimentKeyPattern } from '../model/schemas.js';
 import type { ProjectKind } from '../model/projects.js';
 import { formatPath } from '../targeting/problems.js';

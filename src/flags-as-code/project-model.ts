@@ -15,7 +15,7 @@ import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { fragmentRule, listFragments } from '../flag-records/fragment-records.js';
 import { listFlags } from '../flag-records/flag-store.js';
-import { type ExperimentPlan, experimentStatus, listExperiments, planOf } from '../experiments/experiment-records.js';
+import { type ExperimentPlan, experimentStatus, listExperiments, planOf } from '../experiments/records.js';
 import { listAudiences } from '../model-records/project-records.js';
 
 export interface ModelState {

@@ -2,7 +2,7 @@
 // rollouts (docs/release-plans.md), made and acted on by a token, a user or the operator (one command
 // per verb, given the Principal), and run by the node's scheduler through scheduleRun, rolloutAdvance
 // and rolloutGuardRecord.
-import { kRolloutRecords, kScheduleRecords } from './plan-store.js';
+import { kRolloutRecords, kScheduleRecords } from './records.js';
 import { defineCapability } from '../capability/capability.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { kReleasePlanAuditActions } from './plan-actors.js';

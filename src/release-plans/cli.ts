@@ -13,7 +13,7 @@ import type { GuardInput } from './guards.js';
 import { kDefaultPage, kMaxPage, pageAnswer, pageRequest } from './list-pages.js';
 import { kRolloutActionSummary, kUnitMs, renderRollouts, renderSchedule, renderSchedules, rolloutStepsFromText } from './schedule-text.js';
 import { kRolloutActions } from './schemas.js';
-import { listRollouts, listSchedules } from './plan-store.js';
+import { listRollouts, listSchedules } from './records.js';
 
 /** The options of a list read a page at a time (src/release-plans/list-pages.ts). */
 const kPageOptions = {

@@ -7,7 +7,7 @@ import { projectAccess } from '../console-route/access.js';
 import { flagAccess } from '../flags/flag-lookups.js';
 import { kReleasePlanCommands } from './command-table.js';
 import { kRolloutActions, offeredRolloutActions, rolloutView, scheduleView } from './schemas.js';
-import { getRollout, getSchedule, listFlagRollouts, listFlagSchedules } from './plan-store.js';
+import { getRollout, getSchedule, listFlagRollouts, listFlagSchedules } from './records.js';
 import { kDefaultPage, kMaxPageBytes } from './list-pages.js';
 import { describeGuard } from './guards.js';
 import { guardReadingText, stepText } from './schedule-text.js';

@@ -10,11 +10,11 @@ import { applyFlagPatch } from '../flags/patch-rules.js';
 import type { Flag } from '../model/flags.js';
 import type { EnvironmentBearing, EnvRead, StoreReader } from '../store/interfaces.js';
 import type { Page, PageRequest } from './list-pages.js';
-import { kRolloutRecords, kScheduleRecords } from './plan-store.js';
+import { kRolloutRecords, kScheduleRecords } from './records.js';
 import { rollbackPatch, stepPatch } from './rollout-commands.js';
 import type { RolloutPlan } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
-import { getRollout, getSchedule, listRollouts, listSchedules } from './plan-store.js';
+import { getRollout, getSchedule, listRollouts, listSchedules } from './records.js';
 import { getFlag } from '../flag-records/flag-store.js';
 import { getProject } from '../model-records/project-records.js';
 

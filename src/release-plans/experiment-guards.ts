@@ -7,7 +7,7 @@
 // a metric by the always-valid confidence sequence at the experiment's alpha (never a fixed-horizon
 // test, which read every interval would fire on noise), the sample ratio by the sequential Bayes factor.
 import type { ExperimentStatistics } from '../events/statistics.js';
-import type { Experiment } from '../experiments/experiment-records.js';
+import type { Experiment } from '../experiments/records.js';
 import type { MetricComparison } from '../experiments/comparison.js';
 import { experimentResults, kDefaultAnalysis } from '../experiments/results.js';
 import type { ExperimentGuardInput } from './experiment-guard-shape.js';

@@ -4,7 +4,7 @@
 // that environment, whatever it is called when the plan falls due.
 import type { StoreWriter } from '../store/interfaces.js';
 import { kRolloutEnvironmentState, kScheduleEnvironmentState } from './environment-state.js';
-import { putRollout, putSchedule } from './plan-store.js';
+import { putRollout, putSchedule } from './records.js';
 
 export function renamePlansEnvironment(w: StoreWriter, projectId: string, from: string, to: string, now: number): void {
   for (const schedule of kScheduleEnvironmentState.list!(w, projectId)) {

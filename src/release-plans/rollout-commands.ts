@@ -18,7 +18,7 @@ import { rolloutNotFound } from '../model-records/lookups.js';
 import { requirePatchTarget } from '../flags/flag-lookups.js';
 import type { GuardReading, RolloutGuard, RolloutPlan, WeightsStep } from './rollouts.js';
 import type { ExperimentStatistics } from '../events/statistics.js';
-import { getExperiment } from '../experiments/experiment-records.js';
+import { getExperiment } from '../experiments/records.js';
 import { followAllocation } from '../experiments/allocation.js';
 import { experimentGuardProblems, judgeExperimentReading } from './experiment-guards.js';
 import { compileValidator } from '../model/validation.js';
@@ -31,7 +31,7 @@ import type { RawReading } from './guard-reader.js';
 import { isWeightsStep, unknownVariants, weightsHandChange, weightStepProblems, weightTargetProblems } from './rollout-weights.js';
 import { weightsTargeting } from '../flags/fractional-split.js';
 import { kRolloutActionFrom, RolloutCreate, type RolloutAction } from './schemas.js';
-import { getRollout, listFlagRollouts, putRollout } from './plan-store.js';
+import { getRollout, listFlagRollouts, putRollout } from './records.js';
 import { getFlag } from '../flag-records/flag-store.js';
 
 const kCreateValidator = compileValidator(RolloutCreate, { quoteKeys: false });

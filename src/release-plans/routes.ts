@@ -19,7 +19,7 @@ import {
   ScheduleList,
   scheduleView,
 } from './schemas.js';
-import { listRollouts, listSchedules } from './plan-store.js';
+import { listRollouts, listSchedules } from './records.js';
 
 export const kReleasePlanApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
   // Scheduled changes.

@@ -18,7 +18,7 @@ import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { auditPlan, existingPlanRequest, newPlanRequest, type PlanBody } from './plan-actors.js';
 import { ScheduleCreate } from './schemas.js';
-import { getSchedule, pendingSchedules, putSchedule } from './plan-store.js';
+import { getSchedule, pendingSchedules, putSchedule } from './records.js';
 
 /** Pending changes a project may hold: the scheduler's work and the store stay bounded whatever clients do. */
 export const kMaxPendingSchedules = 1000;

@@ -14,7 +14,7 @@ import type { RolloutPlan } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { GuardReader, RawReading } from './guard-reader.js';
-import { listDueRollouts, listDueSchedules } from './plan-store.js';
+import { listDueRollouts, listDueSchedules } from './records.js';
 
 const kPollMs = 500;
 /** Changes run per poll at most; the rest wait for the next one. */

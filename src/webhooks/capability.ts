@@ -1,7 +1,7 @@
 // Webhooks as a capability (src/capability/capability.ts): made, deleted and redelivered, the outbox's
 // claims and results, the web console's webhooks page's routes and the command-line commands
 // (docs/webhooks.md).
-import { kDeliveryRecords, kPayloadRecords, kWebhookRecords } from './webhook-store.js';
+import { kDeliveryRecords, kPayloadRecords, kWebhookRecords } from './records.js';
 import { defineCapability } from '../capability/capability.js';
 import { kWebhookCommands } from './command-table.js';
 import { kWebhookAuditActions } from './audit-actions.js';

@@ -10,7 +10,7 @@ import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated,
 import { renderCreatedWebhook, renderDeliveries, renderWebhooks } from './webhook-text.js';
 import { kKeptDeliveries } from './webhook-commands.js';
 import { kWebhookEvents } from '../capability/webhook-events.js';
-import { getWebhook, listDeliveries, listWebhooks } from './webhook-store.js';
+import { getWebhook, listDeliveries, listWebhooks } from './records.js';
 
 export const kWebhookCli: readonly CliCommand[] = [
   command({

@@ -9,7 +9,7 @@ import { refuseUnreachableUrl } from './url-safety.js';
 import { projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, JsonObject } from '../console-route/forms.js';
-import { getDelivery, getWebhook, listDeliveries, listWebhooks } from './webhook-store.js';
+import { getDelivery, getWebhook, listDeliveries, listWebhooks } from './records.js';
 
 /** The Management API's webhook body, checked by the writer. */
 const kWebhookForm = compileForm(JsonObject);

@@ -23,7 +23,7 @@ import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { Webhook, WebhookDelivery } from './records.js';
+import type { Webhook, WebhookDelivery } from './webhook.js';
 import { claimMsFor, newSenderId } from '../outbox/outbox.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
@@ -32,7 +32,7 @@ import { signedHeaders } from './signature.js';
 import type { Destination, UrlGuard } from './url-safety.js';
 import type { AttemptOutcome, ClaimedDelivery } from './webhook-commands.js';
 import { SentBodies } from './sent-bodies.js';
-import { listDueDeliveries, scanDue } from './webhook-store.js';
+import { listDueDeliveries, scanDue } from './records.js';
 
 const kBatch = 64;
 export const kSendsPerWebhook = 4;

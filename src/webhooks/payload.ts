@@ -6,7 +6,7 @@ import { type AuditEntry, auditJson, auditValueJson } from '../model/audit.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import { representFlag } from '../flags/representation.js';
-import type { Webhook } from './records.js';
+import type { Webhook } from './webhook.js';
 
 export function deliveryBody(
   hook: Webhook,

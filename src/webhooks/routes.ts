@@ -21,7 +21,7 @@ import {
 } from './schemas.js';
 import { refuseUnreachableUrl } from './url-safety.js';
 import { kKeptDeliveries, kWebhookWhat } from './webhook-commands.js';
-import { getWebhook, listDeliveries, listWebhooks } from './webhook-store.js';
+import { getWebhook, listDeliveries, listWebhooks } from './records.js';
 
 /**
  * A change to a webhook (make, delete, redeliver) by a token limited to some environments: the 403 before

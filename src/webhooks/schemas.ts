@@ -2,7 +2,7 @@
 // the OpenAPI document's components.
 import { type Static, Type } from '../typebox.js';
 import { kWebhookEvents } from '../capability/webhook-events.js';
-import type { Webhook, WebhookDelivery } from './records.js';
+import type { Webhook, WebhookDelivery } from './webhook.js';
 
 const kEvent = Type.Union(
   kWebhookEvents.map((e) => Type.Literal(e)),

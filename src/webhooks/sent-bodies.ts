@@ -6,8 +6,8 @@
 // those bytes, and the last one to end lets them go: a node holds only bodies that sends are using, one
 // copy each.
 import type { SnapshotReader } from '../store/interfaces.js';
-import type { Webhook } from './records.js';
-import { getPayload } from './webhook-store.js';
+import type { Webhook } from './webhook.js';
+import { getPayload } from './records.js';
 
 export class SentBodies {
   /** By change and format: the body's bytes and how many running sends use them. */

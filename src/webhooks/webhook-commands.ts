@@ -14,7 +14,7 @@ import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import { kWebhookEvents, type WebhookEvent } from '../capability/webhook-events.js';
-import type { DeliveryPayload, Webhook, WebhookDelivery } from './records.js';
+import type { DeliveryPayload, Webhook, WebhookDelivery } from './webhook.js';
 import { afterFailure, claimLease, type RetrySchedule } from '../outbox/outbox.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import type { WebhookAuditAction } from './audit-actions.js';
@@ -40,7 +40,7 @@ import {
   putDelivery,
   putPayload,
   putWebhook,
-} from './webhook-store.js';
+} from './records.js';
 import { getFlag, getUsage } from '../flag-records/flag-store.js';
 import { getProject } from '../model-records/project-records.js';
 

@@ -1,5 +1,5 @@
 // Webhooks and their deliveries as people read them (`flagwire webhook list`, `webhook deliveries`, ...).
-import type { WebhookDelivery } from './records.js';
+import type { WebhookDelivery } from './webhook.js';
 import type { WebhookBody, WebhookCreated } from './schemas.js';
 
 type Table = (h: readonly string[], r: readonly (readonly string[])[]) => string;

@@ -10,7 +10,7 @@ import { requestView } from '../../src/approvals/request-view.js';
 import { requireRequest } from '../../src/approvals/requests.js';
 import type { GroupFlag } from '../../src/model/flags.js';
 import { guardedWorld, held } from '../helpers/guarded-world.js';
-import { listRollouts, listSchedules } from '../../src/release-plans/plan-store.js';
+import { listRollouts, listSchedules } from '../../src/release-plans/records.js';
 import { findFlagByName, getFlag } from '../../src/flag-records/flag-store.js';
 
 const { world, ids, t0, editor, admin, owner, bypass } = guardedWorld('flagwire-approvals-gate-', 2);

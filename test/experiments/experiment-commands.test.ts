@@ -6,7 +6,7 @@
 import t from 'tap';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { kMaxExperiments } from '../../src/experiments/experiment-commands.js';
-import { getExperiment } from '../../src/experiments/experiment-records.js';
+import { getExperiment } from '../../src/experiments/records.js';
 import { kMaxIntervalPoints } from '../../src/experiments/schemas.js';
 import { effectiveState } from '../../src/flag-records/flag-state.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';

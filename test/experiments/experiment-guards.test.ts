@@ -9,7 +9,7 @@
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { requireRequest } from '../../src/approvals/requests.js';
-import { getExperiment } from '../../src/experiments/experiment-records.js';
+import { getExperiment } from '../../src/experiments/records.js';
 import { effectiveState } from '../../src/flag-records/flag-state.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
 import { jsonBody } from '../../src/model/request-body.js';

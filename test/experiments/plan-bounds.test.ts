@@ -5,7 +5,7 @@
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { FlagwireError } from '../../src/errors.js';
-import type { Experiment } from '../../src/experiments/experiment-records.js';
+import type { Experiment } from '../../src/experiments/records.js';
 import { experimentResultsView } from '../../src/experiments/results-view.js';
 import { ExperimentResultsBody, kMaxAlpha, kMinAlpha } from '../../src/experiments/schemas.js';
 import { jsonBody } from '../../src/model/request-body.js';

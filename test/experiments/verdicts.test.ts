@@ -6,7 +6,7 @@
 // step) once it stopped.
 import t from 'tap';
 import type { MetricComparison } from '../../src/experiments/comparison.js';
-import type { ExperimentStatus } from '../../src/experiments/experiment-records.js';
+import type { ExperimentStatus } from '../../src/experiments/records.js';
 import { experimentResults, kDefaultAnalysis } from '../../src/experiments/results.js';
 import { srmCheck } from '../../src/experiments/srm.js';
 import type { VerdictStage } from '../../src/experiments/verdict.js';

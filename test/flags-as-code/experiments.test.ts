@@ -11,7 +11,7 @@ import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { flagsPlan } from '../../src/flags-as-code/apply-commands.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { renderPlan } from '../../src/flags-as-code/plan-text.js';
-import { getExperiment, putExperiment } from '../../src/experiments/experiment-records.js';
+import { getExperiment, putExperiment } from '../../src/experiments/records.js';
 import { effectiveState } from '../../src/flag-records/flag-state.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
 import { jsonBody } from '../../src/model/request-body.js';

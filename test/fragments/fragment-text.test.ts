@@ -19,7 +19,7 @@ import { getOrg } from '../../src/model-records/org-records.js';
 import { getProject } from '../../src/model-records/project-records.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
 import { deliveryBody } from '../../src/webhooks/payload.js';
-import type { Webhook } from '../../src/webhooks/records.js';
+import type { Webhook } from '../../src/webhooks/webhook.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld, type World } from '../helpers/world.js';
 

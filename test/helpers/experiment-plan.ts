@@ -1,6 +1,6 @@
 // The experiment plan the experiments' tests make (issue 59), as the Management API's create body, and
 // an experiment record for the rules tested without a store.
-import type { Experiment } from '../../src/experiments/experiment-records.js';
+import type { Experiment } from '../../src/experiments/records.js';
 
 /**
  * An experiment's create body on `flagId` (a boolean flag): off (the control) against on at 50/50, a

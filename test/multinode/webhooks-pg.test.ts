@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook as Verifier } from 'standardwebhooks';
 import t from 'tap';
-import type { WebhookDelivery } from '../../src/webhooks/records.js';
+import type { WebhookDelivery } from '../../src/webhooks/webhook.js';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { sharedPostgres } from '../helpers/postgres.js';

@@ -13,7 +13,7 @@ import { MetricAllowList, promqlMetricNames } from '../../src/release-plans/prom
 import { tempDataDir } from '../helpers/server.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
-import { listDueRollouts } from '../../src/release-plans/plan-store.js';
+import { listDueRollouts } from '../../src/release-plans/records.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
 import type { RolloutGuard } from '../../src/release-plans/rollouts.js';
 

@@ -10,7 +10,7 @@ import type { TypedVariants } from '../../src/model/flags.js';
 import { rolloutView } from '../../src/release-plans/schemas.js';
 import { cli, expectAllRefused, ok } from '../helpers/cli.js';
 import { kHour, kSteps, rolloutWorld } from '../helpers/rollout-world.js';
-import { getRollout, putRollout } from '../../src/release-plans/plan-store.js';
+import { getRollout, putRollout } from '../../src/release-plans/records.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
 
 const { dataDir, world, ids, t0, read, percentage, audit, start, advance, act, refused } = rolloutWorld(t);

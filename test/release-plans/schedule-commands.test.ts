@@ -8,7 +8,7 @@ import { tempDataDir } from '../helpers/server.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
 import { kEveryChange } from '../helpers/store-pages.js';
-import { listDueSchedules, listSchedules, putSchedule } from '../../src/release-plans/plan-store.js';
+import { listDueSchedules, listSchedules, putSchedule } from '../../src/release-plans/records.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
 
 const world = buildWorld(tempDataDir());

@@ -11,7 +11,7 @@ import { Scheduler } from '../../src/release-plans/scheduler.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kEveryChange } from '../helpers/store-pages.js';
-import { getSchedule, listSchedules } from '../../src/release-plans/plan-store.js';
+import { getSchedule, listSchedules } from '../../src/release-plans/records.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());

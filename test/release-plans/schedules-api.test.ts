@@ -11,7 +11,7 @@ import { call } from '../helpers/http.js';
 import { advanceClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
 import { kEveryChange } from '../helpers/store-pages.js';
-import { listSchedules as storedSchedules } from '../../src/release-plans/plan-store.js';
+import { listSchedules as storedSchedules } from '../../src/release-plans/records.js';
 
 const { server, world } = await startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1' });
 const { ids, secrets, tokenIds } = world;

@@ -28,7 +28,7 @@ import {
   listPayloadSeqs,
   listWebhooks,
   putWebhook,
-} from '../../src/webhooks/webhook-store.js';
+} from '../../src/webhooks/records.js';
 import {
   getSchedule,
   listDueSchedules,
@@ -38,7 +38,7 @@ import {
   listSchedules,
   pendingSchedules,
   putSchedule,
-} from '../../src/release-plans/plan-store.js';
+} from '../../src/release-plans/records.js';
 import { deleteFlag, findFlagByName, getFlag, getUsage, listFlags, putFlag, putUsage } from '../../src/flag-records/flag-store.js';
 import { getOrg, putOrg, listOrgs, findUserByEmail, getUser, putUser } from '../../src/model-records/org-records.js';
 import { putProject, listProjects, getProject, listAudiences, getAudience, putAudience } from '../../src/model-records/project-records.js';

@@ -7,7 +7,7 @@ import { kOperator } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { SentBodies } from '../../src/webhooks/sent-bodies.js';
 import { signedHeaders } from '../../src/webhooks/signature.js';
-import { deletePayload, getPayload, listDeliveries } from '../../src/webhooks/webhook-store.js';
+import { deletePayload, getPayload, listDeliveries } from '../../src/webhooks/records.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 

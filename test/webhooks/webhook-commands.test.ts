@@ -7,7 +7,7 @@ import { Webhook as Verifier } from 'standardwebhooks';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { signedHeaders, verifySignature } from '../../src/webhooks/signature.js';
-import type { WebhookDelivery } from '../../src/webhooks/records.js';
+import type { WebhookDelivery } from '../../src/webhooks/webhook.js';
 import { kDroppedError, kKeptDeliveries, kMaxOutboxBytes, kMaxPendingDeliveries } from '../../src/webhooks/webhook-commands.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
@@ -25,7 +25,7 @@ import {
   scanDue,
   listWebhooks,
   putDelivery,
-} from '../../src/webhooks/webhook-store.js';
+} from '../../src/webhooks/records.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());

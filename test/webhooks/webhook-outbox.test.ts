@@ -14,7 +14,7 @@ import { pollUntil } from '../helpers/poll.js';
 import { advanceClock, flushActivity, writerIdle } from '../helpers/test-hooks.js';
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.js';
 import { startWorldServer } from '../helpers/world-server.js';
-import { getOutboxUsage } from '../../src/webhooks/webhook-store.js';
+import { getOutboxUsage } from '../../src/webhooks/records.js';
 
 const { server, world } = await startWorldServer(t, {
   FLAGWIRE_TEST_HOOKS: '1',
