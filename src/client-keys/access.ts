@@ -1,5 +1,5 @@
 // Whether a caller holds a live client key with a use: one check for every route a client key opens. The
-// events routes (main thread, src/events/routes.ts) ask ClientKeyAccess, which also counts failures
+// events routes (main thread, src/events/service-routes.ts) ask ClientKeyAccess, which also counts failures
 // toward the address's lockout, as a token's are; Unleash's front-end API (an eval worker,
 // src/unleash/frontend-evaluator.ts) asks identifyClientKey in its batch's snapshot, where no lockout is
 // kept (docs/decisions.md: Unleash's front-end API).

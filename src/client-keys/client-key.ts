@@ -3,7 +3,7 @@
 
 /**
  * What a client key may be used for: `events`, sending exposures and outcomes (POST /ofrep/v1/events);
- * `frontend`, Unleash's front-end API (src/unleash/frontend-routes.ts: evaluated answers for one context,
+ * `frontend`, Unleash's front-end API (src/unleash/hosted-routes.ts: evaluated answers for one context,
  * never a rule).
  */
 export const kClientKeyUses = ['events', 'frontend'] as const;

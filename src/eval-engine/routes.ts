@@ -2,7 +2,7 @@
 // batches, with the same engine and caches as every other route set's (service.ts). Evaluation knows a
 // route set only through this contract; the server's start-up gives createEvaluation the list (the
 // Evaluation API's, evaluation-api-routes.ts; OFREP's, src/ofrep/routes.ts; Unleash's front-end API's,
-// src/unleash/frontend-routes.ts), each made with its routes' numbers (src/all-routes.ts derives them from
+// src/unleash/hosted-routes.ts), each made with its routes' numbers (src/all-routes.ts derives them from
 // the declarations). A new route set is two modules, its routes declared beside them and listed as a
 // capability's hostedRoutes (the evaluation capability's, src/evaluation/capability.ts, or the capability
 // whose protocol it speaks, as src/unleash/capability.ts lists its front-end API):

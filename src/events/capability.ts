@@ -14,8 +14,8 @@ export const kEvents = defineCapability({
   sideFiles: [kTallyFile],
   pgMigrations: kTallyMigrations,
   commands: kEventCommands,
-  serviceRoutes: async () => (await import('./routes.js')).kEventsRoutes,
-  routes: async () => (await import('./api-routes.js')).kEventsApiRoutes,
+  serviceRoutes: async () => (await import('./service-routes.js')).kEventsRoutes,
+  routes: async () => (await import('./routes.js')).kEventsApiRoutes,
   schemas: {
     EventBatch,
     EventsAccepted,

@@ -1,163 +1,154 @@
-// The events routes (issue 58, item 2; docs/events.md): POST /ofrep/v1/events, Flagwire's batch of
-// exposures and outcomes (proposed for OFREP, open-feature/protocol issue 71), and POST /v1/data/collector,
-// GO Feature Flag's collector body, which its stock providers send. Both take a client key with the
-// `events` use and read the body within the body budget (unless the key's project is refused by the rate:
-// then its 429 is answered from the headers, event-counter.ts); the events thread (events-thread.ts) inflates
-// it with a bound (body.ts), names each bad event in the answer and counts the rest once (receive.ts),
-// and the route answers 200 only once they are on disk.
-// Counted on an embedded node and on nodes sharing PostgreSQL; a relay refuses (refuseUnlessCounted says why).
-import type { HttpRequest } from 'uWebSockets.js';
-import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
-import { ClientKeyAccess, clientKeySecret } from '../client-keys/access.js';
-import { type PendingResponse, send } from '../http/http.js';
-import { revisionHeaders } from '../http/revisions.js';
-import { apiErrors, json } from '../routes/openapi-parts.js';
-import { clientAddresses, readServiceBody, sendRefusal } from '../routes/service-route-parts.js';
-import { type BatchRefused, refuseUnlessCounted } from './event-counter.js';
-import type { BatchFormat } from './events-thread.js';
-import { GoffCollectorBody } from './goff-collector.js';
-import { HeldRefusals } from './held-refusals.js';
-import type { EventsAnswer } from './receive.js';
-import { EventBatch, EventsAccepted } from './schemas.js';
+// The events capability's Management API routes (docs/api.md: Events): a subject erased, with a write
+// token (what it added to the statistics taken back, in the tally file, never through the writer: its
+// key is the personal data erased, so no audit entry names it), and an experiment's statistics as
+// counted, with a read token; in the tally file, or PostgreSQL's, read and written as JSON on the events
+// thread (event-counter.ts).
+import type { ManagementRouteSpec } from '../capability/capability.js';
+import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
+import { checkedBody } from '../model/request-body.js';
+import { compileValidator } from '../model/validation.js';
+import { apiErrors, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
+import { JsonText, StreamedAnswer } from '../routes/handler.js';
+import { projectBodyWrite } from '../routes/route-helpers.js';
+import { refuseUnlessCounted } from './event-counter.js';
+import { exportFormat, jsonLines, parquet, parquetWriter, timeParam } from './export.js';
+import { EventSettings, EventSettingsPatch, SubjectErase, SubjectErased } from './schemas.js';
+import { eventSettingsOf, kEventCommands } from './settings-commands.js';
+import { ExperimentStatistics } from './statistics.js';
 
-const kEventsPath = '/ofrep/v1/events';
-const kCollectorPath = '/v1/data/collector';
+const kEraseValidator = compileValidator(SubjectErase, { quoteKeys: false });
+const kJsonLines = 'application/jsonl';
+const kParquet = 'application/vnd.apache.parquet';
 
-const kRefusals = apiErrors([400, 401, 403, 404, 413, 429, 503]);
-
-/**
- * The refusals held on this thread, both routes' (a module is one per thread: each front-end thread
- * holds its own, within HeldRefusals' bound), one timer between them.
- */
-const held = new HeldRefusals();
-
-export const kEventsRoutes = {
-  postEvents: {
-    method: 'post',
-    pattern: kEventsPath,
-    auth: 'clientKey',
+export const kEventsApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
+  apiEventSettings: {
+    method: 'get',
+    pattern: '/api/v1/events/settings',
+    via: 'management',
+    auth: 'token',
     docs: {
-      operationId: 'postEvents',
-      tag: 'Events',
+      operationId: 'getEventSettings',
+      tag: 'Management API',
+      summary: "The token's project's events settings: how many days its raw events are kept (null: none are)",
+      responses: { '200': json(EventSettings, 'The settings'), ...apiErrors([401, 402, 429, 500]) },
+    },
+    handler: { kind: 'read', run: (_request, auth) => eventSettingsOf(auth.project) },
+  },
+  apiSetEventSettings: {
+    method: 'patch',
+    pattern: '/api/v1/events/settings',
+    via: 'management',
+    auth: 'token',
+    docs: {
+      operationId: 'setEventSettings',
+      tag: 'Management API',
       summary:
-        "Send a batch of exposures and outcomes with a client key (events use): each bad event named, the rest counted once, on disk when answered (Flagwire's extension, proposed for OFREP)",
-      waitsForRevision: false,
+        "Change the token's project's events settings (a token of every environment): `rawEventRetentionDays` 1 to 400 keeps each counted event as received for that many days, null keeps none; audited",
+      request: { schema: EventSettingsPatch, required: true },
+      responses: { '200': json(EventSettings, 'The settings now, on disk'), ...apiErrors([400, 401, 402, 403, 413, 429, 500, 503]) },
+    },
+    handler: projectBodyWrite(kEventCommands.eventSettingsSet, 200),
+  },
+  apiExportEvents: {
+    method: 'get',
+    pattern: '/api/v1/events/export',
+    via: 'management',
+    auth: 'token',
+    docs: {
+      operationId: 'exportEvents',
+      tag: 'Management API',
+      summary:
+        "A project environment's raw events (kept while its project's settings ask) stored from `from` to before `to`, in the order they were counted, as JSON lines or Parquet, streamed",
       parameters: [
-        {
-          name: 'key',
-          in: 'query',
-          schema: { type: 'string' },
-          description: 'The client key, where Authorization cannot be sent (navigator.sendBeacon); Authorization wins when both are',
-        },
+        kEnvParam,
+        queryParam('from', 'The earliest time of storing, Unix ms or an ISO 8601 time (default: the first)'),
+        queryParam('to', 'The time of storing to stop before, Unix ms or an ISO 8601 time (default: now)'),
+        queryParam('format', '`jsonl` (the default) or `parquet`'),
       ],
-      request: { schema: EventBatch, required: true, alsoTextPlain: true },
-      responses: { '200': json(EventsAccepted, 'Counted: how many, and each event refused with why'), ...kRefusals },
+      responses: {
+        '200': {
+          description: 'The events: one JSON object a line, or a Parquet file (written by DuckDB)',
+          content: { [kJsonLines]: { schema: { type: 'string' } }, [kParquet]: { schema: { type: 'string', format: 'binary' } } },
+        },
+        ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]),
+      },
     },
-    handler: (deps, route) => eventsHandler(deps, route, kEventsPath, 'ofrep', (answer) => answer),
+    handler: {
+      kind: 'read',
+      async run(request, auth, { config, events, clock }) {
+        refuseUnlessCounted(config);
+        const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
+        requireEnvironmentAllowed(auth.token.environments, env);
+        const now = clock.now();
+        const format = exportFormat(request.query.get('format'));
+        const range = { from: timeParam('from', request.query.get('from'), 0), to: timeParam('to', request.query.get('to'), now + 1), now };
+        const scope = { projectId: auth.project.id, environment: env ?? '' };
+        const name = `attachment; filename="events-${auth.project.id}${env === null ? '' : `-${env}`}.${format}"`;
+        const disposition = [['Content-Disposition', name]] as const;
+        const pages = events.exportPages();
+        if (format === 'jsonl') return new StreamedAnswer(kJsonLines, jsonLines(pages, scope, range), disposition);
+        await parquetWriter();
+        return new StreamedAnswer(kParquet, parquet(pages, scope, range, events.scratch), disposition);
+      },
+    },
   },
-  postGoffCollector: {
+  apiEraseSubject: {
     method: 'post',
-    pattern: kCollectorPath,
-    auth: 'clientKey',
+    pattern: '/api/v1/events/subjects/erase',
+    via: 'management',
+    auth: 'token',
     docs: {
-      operationId: 'postGoffCollector',
-      tag: 'Events',
+      operationId: 'eraseSubject',
+      tag: 'Management API',
       summary:
-        "GO Feature Flag's data collector, as its stock providers send it (feature events are exposures, tracking events outcomes), with a client key (events use)",
-      waitsForRevision: false,
-      request: { schema: GoffCollectorBody, required: true },
-      responses: { '200': json(EventsAccepted, 'Counted, as POST /ofrep/v1/events answers, and ingestedContentCount'), ...kRefusals },
+        "Erase a subject's counted events in an environment: its exposures and totals forgotten, the statistics taken back to the other subjects' alone",
+      parameters: [kEnvParam],
+      request: { schema: SubjectErase, required: true },
+      responses: { '200': json(SubjectErased, 'Erased, on disk'), ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]) },
     },
-    handler: (deps, route) =>
-      eventsHandler(deps, route, kCollectorPath, 'goff', (answer) => ({
-        ...answer,
-        ingestedContentCount: answer.accepted,
-      })),
+    handler: {
+      kind: 'write',
+      async run(request, auth, received, release, { config, events }) {
+        try {
+          refuseUnlessCounted(config);
+          const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
+          requireEnvironmentAllowed(auth.token.environments, env);
+          const { targetingKey } = checkedBody(received, kEraseValidator);
+          const scope = { projectId: auth.project.id, environment: env ?? '' };
+          // Nothing to erase where no event was ever counted: no file is created for it.
+          const erased = !events.countedNothing && (await events.erase(scope, targetingKey));
+          return { status: 200, value: { targetingKey, environment: env, erased } };
+        } finally {
+          release();
+        }
+      },
+    },
   },
-} satisfies Record<string, ServiceRouteSpec>;
-
-function eventsHandler(
-  deps: ServiceRouteDeps,
-  route: number,
-  path: string,
-  format: BatchFormat,
-  answerOf: (answer: EventsAnswer) => object,
-): (res: PendingResponse, req: HttpRequest) => void {
-  const access = new ClientKeyAccess(deps.store, deps.authFailures);
-  const addressOf = clientAddresses(deps.config);
-  const goff = format === 'goff';
-
-  const refuse = (res: PendingResponse, refusal: BatchRefused): number => {
-    const retry = refusal.retryAfter === null ? [] : ([['Retry-After', String(refusal.retryAfter)]] as const);
-    return sendRefusal(res, refusal.refusal, deps, path, 'events batch', retry);
-  };
-
-  const receive = async (bytes: Uint8Array, headers: Headers): Promise<number> => {
-    refuseUnlessCounted(deps.config);
-    const now = deps.clock.now();
-    deps.store.resetReadTxn();
-    const key = access.grant(headers.authorization, headers.apiKey, 'events', headers.ip, now);
-    const { contentEncoding, contentType } = headers;
-    const outcome = await deps.events.receive({ format, bytes, contentEncoding, contentType, key, now }, headers.secret);
-    if ('refusal' in outcome) return refuse(headers.res, outcome);
-    send(headers.res, 200, JSON.stringify(answerOf(outcome.answer)), 'application/json', revisionHeaders(deps.store.revision()));
-    return 200;
-  };
-
-  return (res, req) => {
-    const authorization = req.getHeader('authorization');
-    // navigator.sendBeacon sets no header: the OFREP route takes the client key (public, events only) as ?key= too.
-    const apiKey = goff ? req.getHeader('x-api-key') : (req.getQuery('key') ?? '');
-    const secret = clientKeySecret(authorization, apiKey);
-    // A key whose project the rate refuses is answered from its headers, half a second to a second later
-    // (held-refusals.ts: a flood's connections then ask at most twice a second): its body is not read, and the
-    // connection stays open. uWS skips the rest of an unread body in its parser, without calling us, and
-    // reads the connection's next request after it; closing instead costs the node about twice the CPU
-    // per refusal (the reconnections' accepts: bench/RESULTS.md, Costs behind the code's choices) and
-    // risks the 429 itself: a
-    // socket closed with unread bytes is reset, and a reset may drop the answer before the client reads
-    // it. A body never finished holds nothing: uWS's idle timeout closes its connection. (A client may
-    // close it itself: Node's fetch, undici, does when the answer comes while it still writes the body.)
-    const early = deps.events.refusedBeforeReading(secret, deps.clock.now());
-    if (early !== null) {
-      held.hold(res, () => deps.metrics?.request(route, refuse(res, early)));
-      return;
-    }
-    const headers: Headers = {
-      res,
-      ip: addressOf(res, req),
-      authorization,
-      apiKey,
-      secret,
-      contentEncoding: req.getHeader('content-encoding'),
-      contentType: goff ? req.getHeader('content-type') : beaconAsJson(req.getHeader('content-type')),
-    };
-    readServiceBody(res, req.getHeader('content-length'), deps, route, (body, release) => {
-      // Held until it is counted or refused, then handed back to the budget.
-      receive(body, headers)
-        .catch((err: unknown) => sendRefusal(res, err, deps, path, 'events batch failed'))
-        .then((status) => deps.metrics?.request(route, status))
-        .finally(release);
-    });
-  };
-}
-
-/**
- * A text/plain body read as the JSON it holds: navigator.sendBeacon sends a string as
- * text/plain;charset=UTF-8, and a page sending its last batch at unload cannot wait for the CORS
- * preflight another type needs. The body is then read and checked as any other (UTF-8 included).
- */
-function beaconAsJson(contentType: string): string {
-  return contentType.split(';')[0]!.trim().toLowerCase() === 'text/plain' ? 'application/json' : contentType;
-}
-
-interface Headers {
-  readonly res: PendingResponse;
-  readonly ip: string;
-  readonly authorization: string;
-  readonly apiKey: string;
-  /** The client key's secret as sent (clientKeySecret): what the front end's refusals are kept under. */
-  readonly secret: string;
-  readonly contentEncoding: string;
-  readonly contentType: string;
-}
+  apiExperimentStatistics: {
+    method: 'get',
+    pattern: '/api/v1/experiments/:experiment/statistics',
+    via: 'management',
+    auth: 'token',
+    docs: {
+      operationId: 'getExperimentStatistics',
+      tag: 'Management API',
+      summary:
+        "An experiment's exact sufficient statistics in an environment: per variant its subjects, per metric the sums of each subject's totals after and before exposure",
+      parameters: [pathParam('experiment', 'The experiment key its flags carry (`experiment` on a flag state)'), kEnvParam],
+      responses: {
+        '200': json(ExperimentStatistics, 'The statistics; no variant yet when nothing was counted'),
+        ...apiErrors([400, 401, 402, 403, 404, 429, 500, 503]),
+      },
+    },
+    handler: {
+      kind: 'read',
+      async run(request, auth, { config, events }) {
+        refuseUnlessCounted(config);
+        const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
+        requireEnvironmentAllowed(auth.token.environments, env);
+        const experiment = request.params.experiment!;
+        return new JsonText(await events.statisticsJson({ projectId: auth.project.id, environment: env ?? '' }, experiment, env));
+      },
+    },
+  },
+};

@@ -17,7 +17,7 @@ const kAllowHeaders = 'Content-Type, Authorization';
 const kOfrepAllowHeaders = `${kAllowHeaders}, X-Flagwire-Project, If-None-Match, Last-Event-ID, ${kMinRevisionName}, Content-Encoding`;
 const kStreamAllowHeaders = `${kAllowHeaders}, Last-Event-ID`;
 /**
- * Unleash's front-end API (src/unleash/frontend-routes.ts): what unleash-proxy-client sends, If-None-Match
+ * Unleash's front-end API (src/unleash/hosted-routes.ts): what unleash-proxy-client sends, If-None-Match
  * and its own headers (older releases name them with x-).
  */
 const kUnleashAllowHeaders =

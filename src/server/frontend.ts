@@ -24,7 +24,7 @@ import type { RateLimiter } from '../http/rate-limit.js';
 import { Metrics } from '../metrics/metrics.js';
 import { kOfrepRoutes, ofrepRoutes } from '../ofrep/routes.js';
 import type { Store } from '../store/interfaces.js';
-import { kUnleashFrontendRoutes, unleashFrontendRoutes } from '../unleash/frontend-routes.js';
+import { kUnleashFrontendRoutes, unleashFrontendRoutes } from '../unleash/hosted-routes.js';
 import { MemoReader } from '../store/memo-reader.js';
 import type { WriterClient } from '../writer/client.js';
 import type { SignInLimits } from '../http/sign-in-limits.js';

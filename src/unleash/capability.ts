@@ -1,8 +1,8 @@
 // Unleash's protocols as a capability (issue 60): Unleash's stock SDKs connect to Flagwire unchanged. The
-// client API for server SDKs that evaluate locally, GET /api/client/features (routes.ts), says a project
+// client API for server SDKs that evaluate locally, GET /api/client/features (service-routes.ts), says a project
 // environment's flags in Unleash's model (client-features.ts), and POST /api/client/register and /metrics
 // take what the SDKs report (client-reports.ts); the front-end API for its front-end SDKs,
-// /api/frontend (frontend-routes.ts), answers them evaluated for one context, by the eval workers, to a
+// /api/frontend (hosted-routes.ts), answers them evaluated for one context, by the eval workers, to a
 // client key (src/client-keys). `flagwire import unleash` (import-cli.ts) moves an Unleash instance's
 // projects and flags in, planned and applied as flags as code does (import-plan.ts, import-command.ts).
 import { defineCapability } from '../capability/capability.js';
@@ -14,8 +14,8 @@ export const kUnleash = defineCapability({
   name: 'unleash',
   commands: kUnleashImportCommands,
   cli: async () => (await import('./import-cli.js')).kUnleashCli,
-  serviceRoutes: async () => (await import('./routes.js')).kUnleashRoutes,
-  hostedRoutes: async () => (await import('./frontend-routes.js')).kUnleashFrontendRoutes,
+  serviceRoutes: async () => (await import('./service-routes.js')).kUnleashRoutes,
+  hostedRoutes: async () => (await import('./hosted-routes.js')).kUnleashFrontendRoutes,
   schemas: {
     UnleashContextRequest,
     UnleashToggle,

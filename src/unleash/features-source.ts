@@ -1,5 +1,5 @@
 // What a project environment's flags in Unleash's model are made from, read from the store once: for
-// GET /api/client/features (routes.ts) and its stream (streaming.ts), with the tag that decides the
+// GET /api/client/features (service-routes.ts) and its stream (streaming.ts), with the tag that decides the
 // answer (the project's configuration tag, the plan's audience switch, the environment, the prefix):
 // the same tag, the same answer.
 import { projectConfigTag } from '../eval-engine/config-tag.js';

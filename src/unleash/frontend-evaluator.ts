@@ -1,4 +1,4 @@
-// Worker side of Unleash's front-end API (frontend-routes.ts): the client key checked in the batch's
+// Worker side of Unleash's front-end API (hosted-routes.ts): the client key checked in the batch's
 // snapshot (src/client-keys/access.ts), the context read (context.ts), each flag of the key's project
 // environment evaluated by the worker's engine, as the Evaluation API evaluates it, and said as a toggle
 // (frontend-answer.ts). Toggles no context changes (off, or on for everyone) are written as runs kept with
@@ -80,7 +80,7 @@ export class FrontendEvaluator {
 
   constructor(private readonly engine: EvalEngine) {}
 
-  /** One request: `input` is its query or body, as `extra`'s first character says (frontend-routes.ts). */
+  /** One request: `input` is its query or body, as `extra`'s first character says (hosted-routes.ts). */
   evaluate(kind: FrontendKind, rawName: string, input: string, extra: string, out: ResultWriter): void {
     const split = extra.indexOf('\n');
     const authorization = extra.slice(1, split);

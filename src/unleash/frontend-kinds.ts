@@ -1,4 +1,4 @@
-// What each of Unleash's front-end API routes answers, the table both threads share (frontend-routes.ts
+// What each of Unleash's front-end API routes answers, the table both threads share (hosted-routes.ts
 // lists its route numbers in this order; frontend-evaluator.ts reads it), in a module of its own so an
 // eval worker loads none of the main thread's route code.
 

@@ -1,4 +1,4 @@
-// GET /api/client/streaming's events (routes.ts serves the route; Flagwire's change feed, src/stream,
+// GET /api/client/streaming's events (service-routes.ts serves the route; Flagwire's change feed, src/stream,
 // carries the connections, their limits, heartbeats and slow-reader drops): Unleash's streaming as its
 // server SDKs read it (unleash-client-node's `experimentalMode: {type: 'streaming'}`), as Unleash Edge
 // sends it:

@@ -69,7 +69,7 @@ t.test('a front end loads every capability part it serves from the same declarat
     `await import(${JSON.stringify(`${kDist}all-routes.js`)}); await import(${JSON.stringify(`${kDist}web-console/api.js`)}); await import(${JSON.stringify(`${kDist}cli/commands.js`)});`,
   ]);
   t.equal(run.code, 0, run.stderr);
-  for (const path of ['flags/routes.js', 'flags/console-routes.js', 'flags/cli.js', 'sync/routes.js', 'ofrep/routes.js'])
+  for (const path of ['flags/routes.js', 'flags/console-routes.js', 'flags/cli.js', 'sync/service-routes.js', 'ofrep/routes.js'])
     t.ok(run.ours.includes(path), `${path} is loaded`);
 });
 
