@@ -5,7 +5,7 @@ import { changeLines } from '../flags-as-code/plan-text.js';
 import type { PlanResult } from '../flags-as-code/schemas.js';
 import type { ImportPlan } from './import-plan.js';
 
-/** What the command answers (import-cli.ts): the plan, and what was applied (null: a plan only). */
+/** What the command answers (cli.ts): the plan, and what was applied (null: a plan only). */
 export interface ImportOutcome {
   plan: ImportPlan;
   applied: PlanResult[] | null;
