@@ -20,7 +20,7 @@ import { kReasons } from '../ofrep/answer.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { IfBranch } from '../targeting/if-branch.js';
 import { projectAccess } from '../console-route/access.js';
-import type { PlaygroundResult, PlaygroundView } from './playground-answers.js';
+import type { PlaygroundResult, PlaygroundView } from './console-answers.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, JsonObject } from '../console-route/forms.js';
 import { effectiveState } from '../flag-records/flag-state.js';

@@ -34,7 +34,7 @@ export type {
 /** The SCIM page's answer: the scim capability's (src/scim/console-routes.ts). */
 export type { ScimView } from '../../scim/console-answers.js';
 /** The playground's answer: the evaluation capability's (src/evaluation/console-routes.ts). */
-export type { PlaygroundResult, PlaygroundView } from '../../evaluation/playground-answers.js';
+export type { PlaygroundResult, PlaygroundView } from '../../evaluation/console-answers.js';
 
 /** GET projects/:projectId/experiments?env=: the environment's experiments, and the flags one may run on with the variants each answers there. */
 export interface ExperimentsView extends ProjectAccess {
