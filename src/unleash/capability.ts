@@ -4,10 +4,10 @@
 // take what the SDKs report (client-reports.ts); the front-end API for its front-end SDKs,
 // /api/frontend (hosted-routes.ts), answers them evaluated for one context, by the eval workers, to a
 // client key (src/client-keys). `flagwire import unleash` (cli.ts) moves an Unleash instance's
-// projects and flags in, planned and applied as flags as code does (import-plan.ts, import-command.ts).
+// projects and flags in, planned and applied as flags as code does (import-plan.ts, import-commands.ts).
 import { defineCapability } from '../capability/capability.js';
 import { UnleashClientMetrics, UnleashClientRegistration } from './client-reports.js';
-import { kUnleashImportCommands } from './import-command.js';
+import { kUnleashImportCommands } from './import-commands.js';
 import { UnleashContextRequest, UnleashToggle, UnleashToggles } from './frontend-schemas.js';
 
 export const kUnleash = defineCapability({

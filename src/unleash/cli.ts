@@ -1,12 +1,12 @@
 // The command line's `flagwire import unleash` (issue 60, item 4; docs/unleash-migration.md): an Unleash
 // instance read (import-reader.ts), planned into the organisation's projects (import-plan.ts) and, with
-// --apply, applied in one writer command (import-command.ts).
+// --apply, applied in one writer command (import-commands.ts).
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../cli-command/args.js';
 import { principalOf } from '../actor/audit-actor.js';
 import { bool, command, kAsFlagEditor, many, str, type CliCommand } from '../cli-command/cli-command.js';
 import { FlagwireError } from '../errors.js';
-import { importInput, kUnleashImportCommands } from './import-command.js';
+import { importInput, kUnleashImportCommands } from './import-commands.js';
 import { importPlan } from './import-plan.js';
 import { readExportFiles, readUnleashApi } from './import-reader.js';
 import { type ImportOutcome, renderImport } from './import-text.js';
