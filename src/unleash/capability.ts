@@ -8,7 +8,7 @@
 import { defineCapability } from '../capability/capability.js';
 import { UnleashClientMetrics, UnleashClientRegistration } from './client-reports.js';
 import { kUnleashImportCommands } from './import-commands.js';
-import { UnleashContextRequest, UnleashToggle, UnleashToggles } from './frontend-schemas.js';
+import { UnleashContextRequest, UnleashToggle, UnleashToggles } from './schemas.js';
 
 export const kUnleash = defineCapability({
   name: 'unleash',

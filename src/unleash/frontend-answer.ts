@@ -21,7 +21,7 @@ import { blockedByPlan, decideState, decisionValue, type EvalContext } from '../
 import { type CompiledVariants, kPlanRefused, resolveVariant, type RuleContext, settledAnswer } from '../eval-engine/variants.js';
 import type { VariantValue } from '../targeting/definition.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
-import type { UnleashPayload, UnleashToggle, UnleashVariant } from './frontend-schemas.js';
+import type { UnleashPayload, UnleashToggle, UnleashVariant } from './schemas.js';
 import { unleashToggleVariant } from '../unleash-rules/state.js';
 
 /** Unleash's variant for "none": what its SDKs answer for a toggle without variants, or one turned off. */

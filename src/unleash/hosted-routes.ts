@@ -35,7 +35,7 @@ import { type PendingResponse, trackAbort } from '../http/http.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { json, pathParam } from '../routes/openapi-parts.js';
 import { type RouteCounts, type RouteDeclaration, type RouteNumbers, registerRoutes } from '../routes/route-table.js';
-import { UnleashContextRequest, UnleashToggle, UnleashToggles } from './frontend-schemas.js';
+import { UnleashContextRequest, UnleashToggle, UnleashToggles } from './schemas.js';
 
 const kEtagHeader = { ETag: { schema: { type: 'string' }, description: 'Changes when the answer does' } };
 const kIfNoneMatch = {
