@@ -5,7 +5,7 @@ import { type CliCommand, command, kAsFlagEditor, str } from '../cli-command/cli
 import { formatTime, renderNewSecret, renderTable } from '../cli-command/output.js';
 import { requireProject } from '../model-records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
-import { kClientKeyCommands } from './client-key-commands.js';
+import { kClientKeyCommands } from './command-table.js';
 import { kClientKeyUses } from './client-key.js';
 import { listClientKeys } from './records.js';
 import { type ClientKeyBody, type ClientKeyCreated, type ClientKeyList, type ClientKeyRevoked, clientKeyView } from './schemas.js';

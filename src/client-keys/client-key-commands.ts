@@ -12,7 +12,6 @@ import type { Project } from '../model/projects.js';
 import { checkedBody, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import type { ClientKey } from './client-key.js';
 import { getClientKey, kClientKeyPrefix, listClientKeys, putClientKey } from './records.js';
 import { ClientKeyCreate, type ClientKeyCreated, type ClientKeyRevoked, clientKeyView } from './schemas.js';
@@ -142,6 +141,3 @@ function audit(
     changes,
   });
 }
-
-/** These commands by name, as the writer runs them (capability.ts declares them). */
-export const kClientKeyCommands = commandTable({ clientKeyCreate, clientKeyRevoke });

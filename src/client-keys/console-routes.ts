@@ -1,7 +1,8 @@
 // The client keys capability's web console routes: the console's client keys page, listing a project's
 // keys (never a secret), making one (its secret answered once) and revoking one. Every change is the
 // capability's writer command, as the signed-in user, which applies the Management API's rules.
-import { clientKeyNotFound, kClientKeyCommands, kMaxActiveClientKeys } from './client-key-commands.js';
+import { clientKeyNotFound, kMaxActiveClientKeys } from './client-key-commands.js';
+import { kClientKeyCommands } from './command-table.js';
 import { kClientKeyUses } from './client-key.js';
 import { getClientKey, listClientKeys } from './records.js';
 import { clientKeyView } from './schemas.js';

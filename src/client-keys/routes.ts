@@ -4,7 +4,7 @@ import type { ManagementRouteSpec } from '../capability/capability.js';
 import { isEnvironmentAllowed } from '../model/environments.js';
 import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
 import { projectBodyWrite, tokenPrincipal } from '../routes/route-helpers.js';
-import { kClientKeyCommands } from './client-key-commands.js';
+import { kClientKeyCommands } from './command-table.js';
 import { listClientKeys } from './records.js';
 import { ClientKeyCreate, ClientKeyCreated, ClientKeyList, ClientKeyRevoked, clientKeyView } from './schemas.js';
 

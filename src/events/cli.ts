@@ -15,7 +15,8 @@ import { type RawEventPages, TallyFile } from './tally/tally-file.js';
 import { exportFormat, jsonLines, localJsonLines, parquet, parquetWriter, timeParam } from './export.js';
 import { ExportScratch } from './export-scratch.js';
 import { type EventSettings, kMaxRetentionDays } from './schemas.js';
-import { eventSettingsOf, kEventCommands } from './settings-commands.js';
+import { eventSettingsOf } from './settings-commands.js';
+import { kEventCommands } from './command-table.js';
 
 const kAsAdmin = 'the person changing it (a user id), an Admin or Owner of the organisation; left out, the operator';
 

@@ -13,7 +13,8 @@ import { projectBodyWrite } from '../routes/route-helpers.js';
 import { refuseUnlessCounted } from './event-counter.js';
 import { exportFormat, jsonLines, parquet, parquetWriter, timeParam } from './export.js';
 import { EventSettings, EventSettingsPatch, SubjectErase, SubjectErased } from './schemas.js';
-import { eventSettingsOf, kEventCommands } from './settings-commands.js';
+import { eventSettingsOf } from './settings-commands.js';
+import { kEventCommands } from './command-table.js';
 import { ExperimentStatistics } from './statistics.js';
 
 const kEraseValidator = compileValidator(SubjectErase, { quoteKeys: false });

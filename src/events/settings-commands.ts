@@ -8,7 +8,6 @@ import { checkedBody, type ReceivedBody } from '../model/request-body.js';
 import type { Project } from '../model/projects.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import { type EventSettings, EventSettingsPatch } from './schemas.js';
 import { putProject } from '../model-records/project-records.js';
 
@@ -56,6 +55,3 @@ export function eventSettingsSet(w: StoreWriter, input: EventSettingsSetInput, n
   });
   return { rawEventRetentionDays: after };
 }
-
-/** These commands by name, as the writer runs them (src/events/capability.ts declares them). */
-export const kEventCommands = commandTable({ eventSettingsSet });

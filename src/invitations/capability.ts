@@ -2,7 +2,7 @@
 import { kInvitationRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
 import type { MemberAuditAction } from '../orgs/org-commands.js';
-import { kInvitationCommands } from './invitation-commands.js';
+import { kInvitationCommands } from './command-table.js';
 
 export const kInvitations = defineCapability({
   name: 'invitations',

@@ -5,7 +5,7 @@ import { Type } from '../typebox.js';
 import { orgAccess } from '../console-route/access.js';
 import { type ApiRoute, consoleUrl } from '../console-route/call.js';
 import { compileForm, FormText } from '../console-route/forms.js';
-import { kInvitationCommands } from './invitation-commands.js';
+import { kInvitationCommands } from './command-table.js';
 
 const kInvitationForm = compileForm(Type.Object({ email: FormText, role: FormText }));
 

@@ -16,7 +16,6 @@ import {
 import { notFoundDetail, requireOrg, requireUser } from '../model-records/lookups.js';
 import { isPasswordHash } from '../model/passwords.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import { requireEmail } from '../model/input-checks.js';
 import { auditMembership, checkMayGiveRole, requireRole, userCreate } from '../orgs/org-commands.js';
 import { invitationMail } from './invitation-mail.js';
@@ -159,6 +158,3 @@ export function invitationDecline(w: StoreWriter, input: InvitationAnswerInput, 
   );
   return { declined: true };
 }
-
-/** These commands by name, as the writer runs them (src/invitations/capability.ts declares them). */
-export const kInvitationCommands = commandTable({ orgInvite, invitationAccept, invitationDecline, invitationJoin });

@@ -2,7 +2,7 @@
 // project's flags read as the CLI's manifest, and created, updated and deleted by its push, over the
 // Management API's tokens and approvals.
 import { defineCapability } from '../capability/capability.js';
-import { kManifestCommands } from './manifest-commands.js';
+import { kManifestCommands } from './command-table.js';
 import {
   ManifestArchived,
   ManifestEnvelope,

@@ -12,7 +12,6 @@ import type { Project } from '../model/projects.js';
 import { checkedBody, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import { createdVariants, defaultPatch, defaultValueProblem, manifestFlag, manifestFlagAnswer } from './manifest-flag.js';
 import { ManifestFlagCreate, ManifestFlagUpdate, type ManifestFlagResponse } from './schemas.js';
 
@@ -54,7 +53,7 @@ function refuseProblems(problems: string[]): void {
 }
 
 /** POST /openfeature/v0/manifest/flags: a new flag, its default value in every environment of the project. */
-function manifestFlagCreate(w: StoreWriter, input: ManifestWriteInput, now: number): ManifestFlagResponse {
+export function manifestFlagCreate(w: StoreWriter, input: ManifestWriteInput, now: number): ManifestFlagResponse {
   const { project, actor } = actorInProject(w, input.principal, () => input.projectId, 'editFlags', now);
   const body = checkedBody(input.received, kCreateValidator);
   refuseProblems(bodyProblems(body));
@@ -77,7 +76,7 @@ function writtenEnvironments(project: Project): (string | null)[] {
  * PUT /openfeature/v0/manifest/flags/{key}: the flag's default value in every environment (each patched
  * by patchFlagAs's rules) and its description, in one transaction: held or applied as one change.
  */
-function manifestFlagUpdate(w: StoreWriter, input: ManifestWriteInput & { key: string }, now: number): ManifestFlagResponse {
+export function manifestFlagUpdate(w: StoreWriter, input: ManifestWriteInput & { key: string }, now: number): ManifestFlagResponse {
   const { project, actor } = actorInProject(w, input.principal, () => input.projectId, 'editFlags', now);
   const body = checkedBody(input.received, kUpdateValidator);
   const problems = bodyProblems(body);
@@ -98,7 +97,7 @@ function manifestFlagUpdate(w: StoreWriter, input: ManifestWriteInput & { key: s
 }
 
 /** DELETE /openfeature/v0/manifest/flags/{key}: the flag deleted (Flagwire keeps no archive), as the flags' delete does it. */
-function manifestFlagDelete(w: StoreWriter, input: ManifestKeyInput, now: number): { message: string; archivedAt: null } {
+export function manifestFlagDelete(w: StoreWriter, input: ManifestKeyInput, now: number): { message: string; archivedAt: null } {
   const { project, actor } = actorInProject(w, input.principal, () => input.projectId, 'editFlags', now);
   // A flag's delete takes it from every environment: a token limited to some may not (as its patch may not change others).
   if (project.kind === 'multi') requireEveryEnvironment(actor.environments, 'Deleting a flag');
@@ -106,5 +105,3 @@ function manifestFlagDelete(w: StoreWriter, input: ManifestKeyInput, now: number
   flagDelete(w, { principal: input.principal, flagId: flag.id }, now);
   return { message: `Flag "${flag.name}" deleted. Flagwire keeps no archive: creating it again makes a new flag.`, archivedAt: null };
 }
-
-export const kManifestCommands = commandTable({ manifestFlagCreate, manifestFlagUpdate, manifestFlagDelete });

@@ -13,7 +13,7 @@ import type { ReceivedBody } from '../model/request-body.js';
 import type { WriterCommand } from '../writer/command.js';
 import { changeRequested, json, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { tokenPrincipal } from '../routes/route-helpers.js';
-import { kManifestCommands } from './manifest-commands.js';
+import { kManifestCommands } from './command-table.js';
 import { manifestErrorBody, manifestErrors } from './manifest-errors.js';
 import { manifestFlag } from './manifest-flag.js';
 import { ManifestArchived, ManifestEnvelope, ManifestFlagCreate, ManifestFlagResponse, ManifestFlagUpdate } from './schemas.js';

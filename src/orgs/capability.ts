@@ -2,7 +2,8 @@
 import { kMemberRecords } from '../store/record-kinds.js';
 import { kOrgRecords, kUserRecords } from '../model-records/org-records.js';
 import { defineCapability } from '../capability/capability.js';
-import { kOrgCommands, type MemberAuditAction } from './org-commands.js';
+import type { MemberAuditAction } from './org-commands.js';
+import { kOrgCommands } from './command-table.js';
 
 export const kOrgs = defineCapability({
   name: 'orgs',

@@ -8,7 +8,7 @@ import { kSessionCommands } from '../sessions/command-table.js';
 import { command, type CliCommand, str } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';
 import { readSecretLine } from '../cli-command/read-secret.js';
-import { kOrgCommands } from './org-commands.js';
+import { kOrgCommands } from './command-table.js';
 import { listOrgs, listUsers } from '../model-records/org-records.js';
 
 export const kPlanHelp =

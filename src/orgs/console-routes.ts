@@ -10,7 +10,7 @@ import { Type } from '../typebox.js';
 import { orgAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, FormText } from '../console-route/forms.js';
-import { kOrgCommands } from './org-commands.js';
+import { kOrgCommands } from './command-table.js';
 import { getOrg, getUser } from '../model-records/org-records.js';
 import { listPersonalProjects, listOrgProjects } from '../model-records/project-records.js';
 

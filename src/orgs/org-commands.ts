@@ -6,7 +6,6 @@ import { randomId } from '../model/ids.js';
 import { requireOrg, requireUser } from '../model-records/lookups.js';
 import { can, describeRole } from '../model/permissions.js';
 import type { NewAuditEntry, StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import { requireEmail, requireName } from '../model/input-checks.js';
 import { type Actor, personOrOperator, type Principal } from '../actor/audit-actor.js';
 import { lastOwnerRefusal } from './owners.js';
@@ -208,6 +207,3 @@ function trialEnd(plan: Plan, requested: number | null, now: number): number | n
   if (requested !== null && !Number.isFinite(requested)) throw new FlagwireError('INVALID_REQUEST', 'trial end is not a valid date');
   return requested ?? now + kDefaultTrialMs;
 }
-
-/** These commands by name, as the writer runs them (src/orgs/capability.ts declares them). */
-export const kOrgCommands = commandTable({ orgCreate, orgUpdate, userCreate, orgAddMember });

@@ -1,7 +1,8 @@
 // Projects, their environments and audiences as a capability (src/capability/capability.ts).
 import { kAudienceRecords, kProjectRecords } from '../model-records/project-records.js';
 import { defineCapability } from '../capability/capability.js';
-import { kProjectAuditActions, kProjectCommands } from './project-commands.js';
+import { kProjectAuditActions } from './project-commands.js';
+import { kProjectCommands } from './command-table.js';
 import { kAudienceEnvironmentState } from './environment-state.js';
 
 export const kProjects = defineCapability({

@@ -5,7 +5,7 @@ import { requireOrg, requireProject, requireUser } from '../model-records/lookup
 import { type Args, splitList, UsageError } from '../cli-command/args.js';
 import { command, type CliCommand, many, str } from '../cli-command/cli-command.js';
 import * as out from '../cli-command/output.js';
-import { kProjectCommands } from './project-commands.js';
+import { kProjectCommands } from './command-table.js';
 import { listProjects, listPersonalProjects, listOrgProjects, listAudiences } from '../model-records/project-records.js';
 
 const kRuleHelp = 'ATTR=V1[,V2...]: the request attribute ATTR must equal one of the values; repeat for more rules (all must match)';

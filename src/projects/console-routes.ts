@@ -5,7 +5,7 @@ import { type Static, Type } from '../typebox.js';
 import { orgAccess, projectAccess } from '../console-route/access.js';
 import type { ApiRoute } from '../console-route/call.js';
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
-import { kProjectCommands } from './project-commands.js';
+import { kProjectCommands } from './command-table.js';
 
 /** The kind is checked first, then the rest: a wrong kind is named before a wrong name. */
 const kProjectForm = compileForm(

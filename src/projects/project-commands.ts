@@ -7,7 +7,6 @@ import type { Audience, AudienceRule, Project, ProjectKind } from '../model/proj
 import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import { type Actor, actorFor, personOrOperator, type Principal } from '../actor/audit-actor.js';
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
@@ -277,6 +276,3 @@ export function checkRules(rules: AudienceRule[]): AudienceRule[] {
     return { attribute, values };
   });
 }
-
-/** These commands by name, as the writer runs them (src/projects/capability.ts declares them). */
-export const kProjectCommands = commandTable({ projectCreate, envAdd, envRename, envProtect, audienceCreate, audienceUpdate });

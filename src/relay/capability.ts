@@ -4,7 +4,7 @@
 // service's gRPC server (follow-service.ts), declared here and hosted by the sync service.
 import { defineCapability } from '../capability/capability.js';
 import { kRelayKeyRecords } from './records.js';
-import { kRelayKeyCommands } from './relay-key-commands.js';
+import { kRelayKeyCommands } from './command-table.js';
 import { kRelayServiceName } from './wire.js';
 
 export const kRelay = defineCapability({

@@ -3,7 +3,8 @@
 import { command, type CliCommand, str } from '../cli-command/cli-command.js';
 import { formatTime, renderNewSecret, renderTable } from '../cli-command/output.js';
 import type { RelayKeyView } from './records.js';
-import { kRelayKeyCommands, listRelayKeys, relayKeyView } from './relay-key-commands.js';
+import { listRelayKeys, relayKeyView } from './relay-key-commands.js';
+import { kRelayKeyCommands } from './command-table.js';
 
 function renderCreatedKey(key: RelayKeyView & { secret: string }): string {
   return renderNewSecret(

@@ -5,7 +5,6 @@ import { FlagwireError } from '../errors.js';
 import { hashSecret, newSecret, randomId } from '../model/ids.js';
 import { requireName } from '../model/input-checks.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import { kRelayKeyRecords, type RelayKey, type RelayKeyView } from './records.js';
 
 export const kRelayKeyPrefix = 'fwr';
@@ -20,7 +19,7 @@ export function listRelayKeys(store: StoreReader): RelayKey[] {
   return store.listKeyed(kRelayKeyRecords).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
 }
 
-function relayKeyCreate(w: StoreWriter, input: { name: string }, now: number): RelayKeyView & { secret: string } {
+export function relayKeyCreate(w: StoreWriter, input: { name: string }, now: number): RelayKeyView & { secret: string } {
   const name = requireName('name', input.name);
   const secret = newSecret(kRelayKeyPrefix);
   const key: RelayKey = { id: `rk_${randomId(16)}`, name, secretHash: hashSecret(secret), createdAt: now, revokedAt: null };
@@ -28,7 +27,7 @@ function relayKeyCreate(w: StoreWriter, input: { name: string }, now: number): R
   return { ...relayKeyView(key), secret };
 }
 
-function relayKeyRevoke(w: StoreWriter, input: { keyId: string }, now: number): { id: string; revokedAt: number } {
+export function relayKeyRevoke(w: StoreWriter, input: { keyId: string }, now: number): { id: string; revokedAt: number } {
   const key = listRelayKeys(w).find((k) => k.id === input.keyId);
   if (key === undefined)
     throw new FlagwireError('NOT_FOUND', `Relay key ${input.keyId} does not exist (\`flagwire relay key list\` shows them).`);
@@ -36,5 +35,3 @@ function relayKeyRevoke(w: StoreWriter, input: { keyId: string }, now: number): 
   w.putKeyed(kRelayKeyRecords, { ...key, revokedAt: now });
   return { id: key.id, revokedAt: now };
 }
-
-export const kRelayKeyCommands = commandTable({ relayKeyCreate, relayKeyRevoke });

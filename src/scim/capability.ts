@@ -6,7 +6,7 @@
 import { defineCapability } from '../capability/capability.js';
 import { kScimAuditActions } from './provisioning.js';
 import { kScimGroupRecords, kScimSettingsRecords, kScimUserRecords } from './records.js';
-import { kScimCommands } from './scim-commands.js';
+import { kScimCommands } from './command-table.js';
 
 export const kScim = defineCapability({
   name: 'scim',

@@ -6,7 +6,8 @@ import { formatTime, renderNewSecret, renderTable } from '../cli-command/output.
 import { requireOrg } from '../model-records/lookups.js';
 import { kScimSettingsRecords } from './records.js';
 import { kScimBasePath } from './resources.js';
-import { kScimCommands, type ScimSettingsView, settingsView } from './scim-commands.js';
+import { type ScimSettingsView, settingsView } from './scim-commands.js';
+import { kScimCommands } from './command-table.js';
 
 const kAsOwner = 'the Owner acting (a user id; the audit log names them); without it, the operator';
 

@@ -10,7 +10,7 @@ import type { Org } from '../model/accounts.js';
 import { Type } from '../typebox.js';
 import { kScimGroupRecords, kScimSettingsRecords, kScimUserRecords } from './records.js';
 import { kScimBasePath } from './resources.js';
-import { kScimCommands } from './scim-commands.js';
+import { kScimCommands } from './command-table.js';
 
 /** The role is the writer's to check; an empty role unmaps the group. */
 const kGroupRoleForm = compileForm(Type.Object({ group: FormText, role: Type.Union([FormText, Type.Null()]) }));

@@ -9,7 +9,6 @@ import { hashSecret, newSecret } from '../model/ids.js';
 import { requireOrg } from '../model-records/lookups.js';
 import { auditOrg, requireRole } from '../orgs/org-commands.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import { scimRefusal } from './errors.js';
 import { patchGroup, patchOperations, patchUser } from './patch.js';
 import {
@@ -188,6 +187,3 @@ export function scimGroupWrite(w: StoreWriter, write: ScimWrite, now: number): G
   const state = write.verb === 'replace' ? groupStateOf(write.body) : patchGroup(before, patchOperations(write.body));
   return groupResource(updateGroup(w, settings, before, state, now), names, write.base);
 }
-
-/** These commands by name, as the writer runs them (src/scim/capability.ts declares them). */
-export const kScimCommands = commandTable({ scimEnable, scimDisable, scimGroupRole, scimUserWrite, scimGroupWrite });

@@ -17,7 +17,8 @@ import { scimErrorOf, scimRefusal } from './errors.js';
 import { type Filter, matches, parseFilter } from './filter.js';
 import { kScimGroupRecords, kScimUserRecords, orgUsersBy, type ScimGroup, type ScimSettings, type ScimUser } from './records.js';
 import { groupResource, kGroupAttributes, kListSchema, kScimBasePath, kUserAttributes, userResource } from './resources.js';
-import { kScimCommands, type ScimWrite } from './scim-commands.js';
+import type { ScimWrite } from './scim-commands.js';
+import { kScimCommands } from './command-table.js';
 
 declare module '../routes/handler.js' {
   interface RouteServices {

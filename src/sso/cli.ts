@@ -9,7 +9,8 @@ import { requireOrg } from '../model-records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { kSsoSettingsRecords } from './records.js';
 import type { SsoSettingsPatch, SsoSettingsView } from './schemas.js';
-import { kSsoCommands, ssoView } from './sso-commands.js';
+import { ssoView } from './sso-commands.js';
+import { kSsoCommands } from './command-table.js';
 
 const kAsOwner = 'the Owner acting (a user id; the audit log names them); without it, the operator';
 const kSetUsage =

@@ -5,7 +5,8 @@ import { orgAccess } from '../console-route/access.js';
 import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/call.js';
 import { FlagwireError } from '../errors.js';
 import { kSsoSettingsRecords } from './records.js';
-import { kSsoCommands, ssoView } from './sso-commands.js';
+import { ssoView } from './sso-commands.js';
+import { kSsoCommands } from './command-table.js';
 
 function ownerOnly(call: ApiCall): string {
   const { org, role } = orgAccess(call.store, call.user, call.params.orgId!);

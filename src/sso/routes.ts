@@ -9,7 +9,8 @@ import { tokenPrincipal } from '../routes/route-helpers.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kSsoSettingsRecords } from './records.js';
 import { SsoRemoved, SsoSettingsPatch, SsoSettingsView } from './schemas.js';
-import { kSsoCommands, ssoView } from './sso-commands.js';
+import { ssoView } from './sso-commands.js';
+import { kSsoCommands } from './command-table.js';
 
 /** The organisation of the token's project, where the token's creator is its Owner. */
 function ownersOrg(store: StoreReader, auth: AuthContext): string {

@@ -21,7 +21,8 @@ import { cookieValue, freshSession, sessionCookie } from '../sessions/session-co
 import { flowOrgId, openFlow, type SealedFlow, sealFlow } from './flow-cookie.js';
 import { OidcProviders, pkcePair } from './oidc.js';
 import { kSsoSettingsRecords, type SsoSettings } from './records.js';
-import { kFlowMs, kSsoCallbackPath, kSsoCommands, ssoStartPath } from './sso-commands.js';
+import { kFlowMs, kSsoCallbackPath, ssoStartPath } from './sso-commands.js';
+import { kSsoCommands } from './command-table.js';
 
 /** The cookie that carries a sign-in under way in the browser that started it: Lax, as the identity provider's redirect back is a cross-site navigation. */
 const kFlowCookie = 'flagwire_sso';

@@ -14,7 +14,6 @@ import { auditMembership, auditOrg } from '../orgs/org-commands.js';
 import { kScimSettingsRecords } from '../scim/records.js';
 import { sessionStart, type SessionStartInput } from '../sessions/session-commands.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import { lastOwnerRefusal } from '../orgs/owners.js';
 import { kSsoFlowRecords, kSsoIdentityRecords, kSsoSettingsRecords, type SsoSettings, type SsoUsedState } from './records.js';
 import { SsoSettingsPatch, type SsoSettingsView } from './schemas.js';
@@ -286,6 +285,3 @@ function applyGroups(w: StoreWriter, settings: SsoSettings, userId: string, grou
   w.putMember({ orgId, userId, role });
   auditMembership(w, ssoActor(orgId), 'member.role', orgId, `role of user:${userId}`, { before: current, after: role }, now);
 }
-
-/** These commands by name, as the writer runs them (src/sso/capability.ts declares them). */
-export const kSsoCommands = commandTable({ ssoSet, ssoRemove, ssoStateUse, ssoSignIn });

@@ -3,7 +3,7 @@
 // A flush refused with Storage busy (another process holds the write lock; it was not applied) is kept
 // and sent again with the next one; one flush runs at a time, so a long-held lock costs one waiting
 // flush, not one per interval.
-import { kTokenCommands } from './token-commands.js';
+import { kTokenCommands } from './command-table.js';
 import type { Logger } from 'pino';
 import { type ErrorCode, FlagwireError } from '../errors.js';
 import type { WriterClient } from '../writer/client.js';

@@ -2,7 +2,8 @@
 import { kActivityRecords, kTokenRecords } from '../model-records/token-records.js';
 import { defineCapability } from '../capability/capability.js';
 import { TokenDescription } from './representation.js';
-import { kTokenAuditActions, kTokenCommands } from './token-commands.js';
+import { kTokenAuditActions } from './token-commands.js';
+import { kTokenCommands } from './command-table.js';
 
 export const kTokens = defineCapability({
   name: 'tokens',

@@ -3,7 +3,8 @@ import { command, type CliCommand, many, str } from '../cli-command/cli-command.
 import * as tokenOut from './cli-output.js';
 import { principalOf } from '../actor/audit-actor.js';
 import { requireProject, requireToken } from '../model-records/lookups.js';
-import { kMaxGracePeriodSeconds, kTokenCommands, tokenView, type TokenView } from './token-commands.js';
+import { kMaxGracePeriodSeconds, tokenView, type TokenView } from './token-commands.js';
+import { kTokenCommands } from './command-table.js';
 import { getActivity, listTokens } from '../model-records/token-records.js';
 
 const kAsTokenUser = 'the person acting (a user id); the audit log names them (actor user:<id>)';

@@ -7,7 +7,8 @@ import { Type } from '../typebox.js';
 import { mayEndGrace, mayManageToken, projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
-import { kMaxActiveTokens, kTokenCommands, tokenView } from './token-commands.js';
+import { kMaxActiveTokens, tokenView } from './token-commands.js';
+import { kTokenCommands } from './command-table.js';
 import { getActivity, listTokens } from '../model-records/token-records.js';
 import { getUser } from '../model-records/org-records.js';
 

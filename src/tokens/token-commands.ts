@@ -9,8 +9,6 @@ import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { Token, TokenView } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
-import { recordActivity } from './activity-commands.js';
 import { cleanList, requireName } from '../model/input-checks.js';
 import { type PersonActor, personActor, type Principal } from '../actor/audit-actor.js';
 import { putToken, listTokens } from '../model-records/token-records.js';
@@ -247,6 +245,3 @@ function requireManageableToken(w: StoreWriter, tokenId: string, person: PersonA
     throw new FlagwireError('INVALID_REQUEST', `Token ${tokenId} is already revoked.`);
   return token;
 }
-
-/** These commands by name, as the writer runs them (src/tokens/capability.ts declares them). */
-export const kTokenCommands = commandTable({ tokenCreate, tokenRotate, tokenRevoke, recordActivity });

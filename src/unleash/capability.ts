@@ -7,7 +7,7 @@
 // projects and flags in, planned and applied as flags as code does (import-plan.ts, import-commands.ts).
 import { defineCapability } from '../capability/capability.js';
 import { UnleashClientMetrics, UnleashClientRegistration } from './client-reports.js';
-import { kUnleashImportCommands } from './import-commands.js';
+import { kUnleashImportCommands } from './command-table.js';
 import { UnleashContextRequest, UnleashToggle, UnleashToggles } from './schemas.js';
 
 export const kUnleash = defineCapability({

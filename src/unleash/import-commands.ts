@@ -12,7 +12,6 @@ import type { PlanResult } from '../flags-as-code/schemas.js';
 import { jsonBody } from '../model/request-body.js';
 import { projectCreate } from '../projects/project-commands.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import type { ImportPlan } from './import-plan.js';
 
 export interface UnleashImportInput {
@@ -71,5 +70,3 @@ export function unleashImport(w: StoreWriter, input: UnleashImportInput, now: nu
   });
   return { projects };
 }
-
-export const kUnleashImportCommands = commandTable({ unleashImport });

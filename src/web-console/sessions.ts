@@ -1,7 +1,7 @@
 // Web console sessions: signing in (password check, rate limits, a fresh session id), finding the
 // session of a request by its cookie, and signing out. Sessions live in the store, so every process and
 // thread serving the console sees the same ones, and a sign-out ends the session everywhere at once.
-import { kInvitationCommands } from '../invitations/invitation-commands.js';
+import { kInvitationCommands } from '../invitations/command-table.js';
 import { kSessionCommands } from '../sessions/command-table.js';
 import { cookieValue, freshSession, kSessionCookie, kSessionIdLength } from '../sessions/session-cookie.js';
 import { passwordSignInRefusal } from '../sso/lockout.js';

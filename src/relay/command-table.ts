@@ -1,0 +1,6 @@
+// The relay capability's writer commands by name (src/writer/command.ts): what its routes, console
+// routes and command line call by value, and what the writer looks up by name.
+import { commandTable } from '../writer/command.js';
+import { relayKeyCreate, relayKeyRevoke } from './relay-key-commands.js';
+
+export const kRelayKeyCommands = commandTable({ relayKeyCreate, relayKeyRevoke });
