@@ -1,7 +1,7 @@
 // Client keys as a capability (issue 58; docs/decisions.md: Client keys): a project's public keys for
 // browsers and apps, made, listed and revoked over the Management API, the web console and the command line.
 import { defineCapability } from '../capability/capability.js';
-import { kClientKeyAuditActions } from './client-key-commands.js';
+import { kClientKeyAuditActions } from './audit-actions.js';
 import { kClientKeyCommands } from './command-table.js';
 import { kClientKeyRecords } from './records.js';
 import { ClientKeyCreate, ClientKeyCreated, ClientKeyList, ClientKeyRevoked } from './schemas.js';

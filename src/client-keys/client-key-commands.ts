@@ -15,10 +15,7 @@ import type { StoreWriter } from '../store/interfaces.js';
 import type { ClientKey } from './client-key.js';
 import { getClientKey, kClientKeyPrefix, listClientKeys, putClientKey } from './records.js';
 import { ClientKeyCreate, type ClientKeyCreated, type ClientKeyRevoked, clientKeyView } from './schemas.js';
-
-/** Every audit action the client key commands write. */
-export const kClientKeyAuditActions = ['client-key.create', 'client-key.revoke'] as const;
-type ClientKeyAuditAction = (typeof kClientKeyAuditActions)[number];
+import type { ClientKeyAuditAction } from './audit-actions.js';
 
 /** Keys a project may have that are not revoked (as its API tokens are bounded: spec, Limits). */
 export const kMaxActiveClientKeys = 50;

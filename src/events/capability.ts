@@ -5,7 +5,7 @@
 import { defineCapability } from '../capability/capability.js';
 import { EventBatch, EventSettings, EventSettingsPatch, EventsAccepted, SubjectErase, SubjectErased } from './schemas.js';
 import { GoffCollectorBody } from './goff-collector.js';
-import { kEventAuditActions } from './settings-commands.js';
+import { kEventAuditActions } from './audit-actions.js';
 import { kEventCommands } from './command-table.js';
 import { ExperimentStatistics } from './statistics.js';
 import { kTallyFile, kTallyMigrations } from './tally/tally-storage.js';

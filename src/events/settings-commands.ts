@@ -11,9 +11,6 @@ import type { StoreWriter } from '../store/interfaces.js';
 import { type EventSettings, EventSettingsPatch } from './schemas.js';
 import { putProject } from '../model-records/project-records.js';
 
-/** Every audit action the events commands write. */
-export const kEventAuditActions = ['events.settings'] as const;
-
 const kPatchValidator = compileValidator(EventSettingsPatch, { quoteKeys: false });
 
 /** A project's events settings as the API shows them. */

@@ -8,7 +8,7 @@ import { sameCohorts } from '../flags/patch-rules.js';
 import { bucketingChangeProblem, bucketingOf } from '../flags/bucketing.js';
 import { sameJson } from '../flags/variant-rules.js';
 import { sameName } from '../model/input-checks.js';
-import { kProjectAuditActions } from '../projects/project-commands.js';
+import { kProjectAuditActions } from '../projects/audit-actions.js';
 import { kFragmentAuditActions } from '../fragments/audit-actions.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { fileFlag } from './flag-file.js';

@@ -1,7 +1,7 @@
 // Invitations to an organisation as a capability (src/capability/capability.ts).
 import { kInvitationRecords } from '../store/record-kinds.js';
 import { defineCapability } from '../capability/capability.js';
-import type { MemberAuditAction } from '../orgs/org-commands.js';
+import type { MemberAuditAction } from '../orgs/audit-actions.js';
 import { kInvitationCommands } from './command-table.js';
 
 export const kInvitations = defineCapability({

@@ -2,7 +2,7 @@
 import { kMemberRecords } from '../store/record-kinds.js';
 import { kOrgRecords, kUserRecords } from '../model-records/org-records.js';
 import { defineCapability } from '../capability/capability.js';
-import type { MemberAuditAction } from './org-commands.js';
+import type { MemberAuditAction } from './audit-actions.js';
 import { kOrgCommands } from './command-table.js';
 
 export const kOrgs = defineCapability({

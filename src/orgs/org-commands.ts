@@ -11,6 +11,7 @@ import { type Actor, personOrOperator, type Principal } from '../actor/audit-act
 import { lastOwnerRefusal } from './owners.js';
 import { listOrgProjects } from '../model-records/project-records.js';
 import { putOrg, findOrgByName, putUser, findUserByEmail } from '../model-records/org-records.js';
+import type { MemberAuditAction } from './audit-actions.js';
 
 export interface OrgCreateInput {
   name: string;
@@ -118,13 +119,6 @@ export function orgAddMember(w: StoreWriter, input: Membership & { principal: Pr
   w.putMember(member);
   return member;
 }
-
-/**
- * What a membership's audit entry says happened: a role given here, or an invitation made, accepted or
- * declined (src/invitations). The orgs and invitations capabilities each declare their part.
- */
-export const kMemberAuditActions = ['member.role', 'member.invite', 'member.accept', 'member.decline'] as const;
-export type MemberAuditAction = (typeof kMemberAuditActions)[number];
 
 export function requireRole(role: unknown): Role {
   if (!(kRoles as readonly unknown[]).includes(role)) {

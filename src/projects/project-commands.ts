@@ -14,10 +14,7 @@ import { renamePlansEnvironment } from '../release-plans/plan-environments.js';
 import { listFlags, putFlag } from '../flag-records/flag-store.js';
 import { getOrg } from '../model-records/org-records.js';
 import { putProject, listPersonalProjects, listOrgProjects, listAudiences, putAudience } from '../model-records/project-records.js';
-
-/** Every audit action the project commands write. */
-export const kProjectAuditActions = ['env.add', 'env.rename', 'env.protect', 'audience.create', 'audience.update'] as const;
-type ProjectAuditAction = (typeof kProjectAuditActions)[number];
+import type { ProjectAuditAction } from './audit-actions.js';
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 

@@ -5,7 +5,7 @@
 import { kRolloutRecords, kScheduleRecords } from './records.js';
 import { defineCapability } from '../capability/capability.js';
 import { kReleasePlanCommands } from './command-table.js';
-import { kReleasePlanAuditActions } from './plan-actors.js';
+import { kReleasePlanAuditActions } from './audit-actions.js';
 import { RolloutBody, RolloutCreate, RolloutList, ScheduleCreate, ScheduledChangeBody, ScheduleList } from './schemas.js';
 import { kRolloutEnvironmentState, kScheduleEnvironmentState } from './environment-state.js';
 

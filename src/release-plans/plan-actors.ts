@@ -10,20 +10,7 @@ import { requireFlag } from '../flags/flag-lookups.js';
 import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import type { StoreWriter } from '../store/interfaces.js';
-
-/** Every audit action a release plan writes (its own flag changes are the flag's `flag.patch`). */
-export const kReleasePlanAuditActions = [
-  'schedule.create',
-  'schedule.cancel',
-  'schedule.fail',
-  'rollout.start',
-  'rollout.pause',
-  'rollout.resume',
-  'rollout.skip',
-  'rollout.rollback',
-  'rollout.guard-breach',
-] as const;
-export type ReleasePlanAuditAction = (typeof kReleasePlanAuditActions)[number];
+import type { ReleasePlanAuditAction } from './audit-actions.js';
 
 /**
  * A new plan's body. The Management API's arrives as received (`received`) and is parsed in the writer

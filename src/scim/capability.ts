@@ -4,7 +4,7 @@
 // enable, rotate, disable and group-role mapping in the web console (console-routes.ts) and at the
 // command line (cli.ts).
 import { defineCapability } from '../capability/capability.js';
-import { kScimAuditActions } from './provisioning.js';
+import { kScimAuditActions } from './audit-actions.js';
 import { kScimGroupRecords, kScimSettingsRecords, kScimUserRecords } from './records.js';
 import { kScimCommands } from './command-table.js';
 

@@ -22,23 +22,6 @@ import { listOrgProjects } from '../model-records/project-records.js';
 import { putToken, listTokens } from '../model-records/token-records.js';
 import { putUser, findUserByEmail } from '../model-records/org-records.js';
 
-/** Every audit action SCIM writes (besides member.role for the roles its groups give). */
-export const kScimAuditActions = [
-  'scim.enable',
-  'scim.rotate',
-  'scim.disable',
-  'scim.groupRole',
-  'scim.user.create',
-  'scim.user.update',
-  'scim.user.deactivate',
-  'scim.user.reactivate',
-  'scim.user.delete',
-  'scim.group.create',
-  'scim.group.update',
-  'scim.group.delete',
-] as const;
-export type ScimAuditAction = (typeof kScimAuditActions)[number];
-
 /** Bounds on what one organisation's identity provider may store here. */
 export const kMaxScimUsers = 10_000;
 export const kMaxScimGroups = 1_000;

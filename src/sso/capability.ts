@@ -7,7 +7,7 @@ import { defineCapability } from '../capability/capability.js';
 import { checkNoLockOut } from './lockout.js';
 import { kSsoFlowRecords, kSsoIdentityRecords, kSsoSettingsRecords } from './records.js';
 import { SsoRemoved, SsoSettingsPatch, SsoSettingsView } from './schemas.js';
-import { kSsoAuditActions } from './sso-commands.js';
+import { kSsoAuditActions } from './audit-actions.js';
 import { kSsoCommands } from './command-table.js';
 
 export const kSso = defineCapability({

@@ -19,9 +19,6 @@ import { kSsoFlowRecords, kSsoIdentityRecords, kSsoSettingsRecords, type SsoSett
 import { SsoSettingsPatch, type SsoSettingsView } from './schemas.js';
 import { putUser, findUserByEmail } from '../model-records/org-records.js';
 
-/** Every audit action single sign-on writes (besides member.role for the roles its groups give). */
-export const kSsoAuditActions = ['sso.configure', 'sso.remove', 'sso.member.create'] as const;
-
 /** How long a sign-in may take at the identity provider. */
 export const kFlowMs = 10 * 60 * 1000;
 export const kDefaultGroupsClaim = 'groups';

@@ -2,7 +2,7 @@
 import { kActivityRecords, kTokenRecords } from '../model-records/token-records.js';
 import { defineCapability } from '../capability/capability.js';
 import { TokenDescription } from './representation.js';
-import { kTokenAuditActions } from './token-commands.js';
+import { kTokenAuditActions } from './audit-actions.js';
 import { kTokenCommands } from './command-table.js';
 
 export const kTokens = defineCapability({

@@ -12,10 +12,7 @@ import type { StoreWriter } from '../store/interfaces.js';
 import { cleanList, requireName } from '../model/input-checks.js';
 import { type PersonActor, personActor, type Principal } from '../actor/audit-actor.js';
 import { putToken, listTokens } from '../model-records/token-records.js';
-
-/** Every audit action the token commands write. */
-export const kTokenAuditActions = ['token.create', 'token.rotate', 'token.revoke'] as const;
-type TokenAuditAction = (typeof kTokenAuditActions)[number];
+import type { TokenAuditAction } from './audit-actions.js';
 
 export const kMaxActiveTokens = 50;
 const kDayMs = 24 * 3600 * 1000;

@@ -6,7 +6,7 @@
 // revoked); another organisation's secret sees nothing; the last Owner is neither deprovisioned nor
 // demoted; every write is audited.
 import t from 'tap';
-import { kScimAuditActions } from '../../src/scim/provisioning.js';
+import { kScimAuditActions } from '../../src/scim/audit-actions.js';
 import { call, type Reply } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { consoleCall, demoPassword, kDemoOwner, setPassword, signIn } from '../helpers/web-console.js';
