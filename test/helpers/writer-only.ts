@@ -4,7 +4,7 @@
 import { pino } from 'pino';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { Clock } from '../../src/clock.js';
-import { kOrgCommands } from '../../src/orgs/org-commands.js';
+import { kOrgCommands } from '../../src/orgs/command-table.js';
 import { WriterClient } from '../../src/writer/client.js';
 import { scratchDir } from './scratch-dir.js';
 import { Store } from './store.js';

@@ -1,7 +1,7 @@
 // The writer client's idle() barrier: it resolves only after every command sent before it has been
 // answered (committed or refused), and at once when nothing is queued.
-import { kOrgCommands } from '../../src/orgs/org-commands.js';
-import { kProjectCommands } from '../../src/projects/project-commands.js';
+import { kOrgCommands } from '../../src/orgs/command-table.js';
+import { kProjectCommands } from '../../src/projects/command-table.js';
 import t from 'tap';
 import { open } from 'lmdb';
 import { pino } from 'pino';

@@ -4,7 +4,7 @@
 // committed and acknowledged. The race is driven on purpose: commands are sent 2 ms apart and the lock
 // is let go while their deadlines pass, so some are cancelled just before the writer could claim them
 // and some are claimed just before their deadline. Every outcome must match the disk.
-import { kOrgCommands } from '../../src/orgs/org-commands.js';
+import { kOrgCommands } from '../../src/orgs/command-table.js';
 import t from 'tap';
 import { pino } from 'pino';
 import { Clock } from '../../src/clock.js';
