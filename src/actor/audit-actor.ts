@@ -10,7 +10,7 @@ import { can, describeRole, projectRole } from '../model/permissions.js';
 import type { User } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
-import type { StoreReader, StoreWriter } from '../store/interfaces.js';
+import type { NewAuditEntry, StoreReader, StoreWriter } from '../store/interfaces.js';
 import { authorizeTokenWrite } from '../model-records/token-access.js';
 import type { Action } from '../model/permissions.js';
 import { getUser } from '../model-records/org-records.js';
@@ -173,4 +173,31 @@ const kConsoleActor: Actor = { id: 'console', name: 'console', environments: [] 
 /** A Management API token, audited as `token:<id>` with its name (spec: Authentication 10), limited to its environments. */
 export function tokenActor(token: Token): Actor {
   return { id: `token:${token.id}`, name: token.name, environments: token.environments };
+}
+
+/** What a change's audit entry says besides who acted and when; `flagId` and `env` not given are null. */
+export interface AuditOf {
+  projectId: string;
+  action: NewAuditEntry['action'];
+  flagId?: string | null;
+  env?: string | null;
+  changes: NewAuditEntry['changes'];
+}
+
+/**
+ * The one way a capability's command audits its change: in the command's transaction, as the actor it
+ * resolved (actorFor, actorInProject, personActor, planActor). An approved request's entries are the
+ * gate's (src/approvals), which replays them with the request named.
+ */
+export function writeAudit(w: StoreWriter, actor: Pick<Actor, 'id' | 'name'>, entry: AuditOf, now: number): void {
+  w.appendAudit({
+    at: now,
+    projectId: entry.projectId,
+    actor: actor.id,
+    actorName: actor.name,
+    action: entry.action,
+    flagId: entry.flagId ?? null,
+    env: entry.env ?? null,
+    changes: entry.changes,
+  });
 }

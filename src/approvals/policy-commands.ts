@@ -2,7 +2,7 @@
 // web console's, or `flagwire approvals set --as USER_ID`) or the operator's at the command line. A token
 // never sets it: a pipeline does not choose its own approvals.
 import { FlagwireError } from '../errors.js';
-import { type Actor, actorFor, personOrOperator, type Principal } from '../actor/audit-actor.js';
+import { type Actor, actorFor, personOrOperator, type Principal, writeAudit } from '../actor/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
 import { requireProject } from '../model-records/lookups.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
@@ -115,15 +115,6 @@ function write(
 ): Project {
   putProject(w, next);
   const after = ruleFor(next, env) ?? null;
-  w.appendAudit({
-    at: now,
-    projectId: next.id,
-    actor: actor.id,
-    actorName: actor.name,
-    action,
-    flagId: null,
-    env,
-    changes: { approvals: { before, after } },
-  });
+  writeAudit(w, actor, { projectId: next.id, action, env, changes: { approvals: { before, after } } }, now);
   return next;
 }

@@ -2,7 +2,7 @@
 // command each, given who asks as a Principal, as webhooks' are), each audited in the project. The
 // secret is drawn here, returned once, and only its hash kept (src/model/ids.ts: the one way Flagwire
 // makes and hashes secrets).
-import { type Actor, actorInProject, type Principal } from '../actor/audit-actor.js';
+import { type Actor, actorInProject, type Principal, writeAudit } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import type { AuditEntry } from '../model/audit.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
@@ -127,14 +127,5 @@ function audit(
   changes: AuditEntry['changes'],
   now: number,
 ): void {
-  w.appendAudit({
-    at: now,
-    projectId: key.projectId,
-    actor: actor.id,
-    actorName: actor.name,
-    action,
-    flagId: null,
-    env: key.environment,
-    changes,
-  });
+  writeAudit(w, actor, { projectId: key.projectId, action, env: key.environment, changes }, now);
 }

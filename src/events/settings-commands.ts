@@ -2,7 +2,7 @@
 // many days, its raw events are kept. A project-wide setting, so a token limited to some environments
 // may not change it; a person needs the Admin or Owner role (it decides what personal data is kept).
 // Audited as `events.settings` with the retention before and after.
-import { actorInProject, type Principal } from '../actor/audit-actor.js';
+import { actorInProject, type Principal, writeAudit } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import { checkedBody, type ReceivedBody } from '../model/request-body.js';
 import type { Project } from '../model/projects.js';
@@ -40,15 +40,15 @@ export function eventSettingsSet(w: StoreWriter, input: EventSettingsSetInput, n
   const { rawEventRetentionDays: _, ...rest } = project;
   // Absent when off, so a project that never kept raw events keeps its record as it was.
   putProject(w, after === null ? rest : { ...rest, rawEventRetentionDays: after });
-  w.appendAudit({
-    at: now,
-    projectId: project.id,
-    actor: actor.id,
-    actorName: actor.name,
-    action: 'events.settings',
-    flagId: null,
-    env: null,
-    changes: { rawEventRetentionDays: { before: before.rawEventRetentionDays, after } },
-  });
+  writeAudit(
+    w,
+    actor,
+    {
+      projectId: project.id,
+      action: 'events.settings',
+      changes: { rawEventRetentionDays: { before: before.rawEventRetentionDays, after } },
+    },
+    now,
+  );
   return { rawEventRetentionDays: after };
 }

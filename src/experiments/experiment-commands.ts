@@ -5,7 +5,7 @@
 // change is audited as the flag's too, and where the environment is guarded the approvals gate judges
 // it as any change to what evaluation reads there: applied for a bypass token, else refused (a change
 // request cannot hold an experiment record; docs/decisions.md: Experiments).
-import { type Actor, actorInProject, type Principal } from '../actor/audit-actor.js';
+import { type Actor, actorInProject, type Principal, writeAudit } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import { patchFlagAs } from '../flags/flag-commands.js';
 import { allocationOf } from './allocation.js';
@@ -306,14 +306,5 @@ function audit(
   changes: AuditEntry['changes'],
   now: number,
 ): void {
-  w.appendAudit({
-    at: now,
-    projectId: e.projectId,
-    actor: actor.id,
-    actorName: actor.name,
-    action,
-    flagId: e.flagId,
-    env: e.environment,
-    changes,
-  });
+  writeAudit(w, actor, { projectId: e.projectId, action, flagId: e.flagId, env: e.environment, changes }, now);
 }

@@ -5,7 +5,7 @@
 // deleted. Those checks read the store and grow with the rule's size: for the Management API's and the
 // console's changes they are made before the writer's transaction, on the side thread
 // (fragment-prepare.ts), and the writer only verifies that the project did not change since.
-import { type Actor, actorInProject, type Principal } from '../actor/audit-actor.js';
+import { type Actor, actorInProject, type Principal, writeAudit } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import type { Flag, TypedVariants } from '../model/flags.js';
 import { sameJson, sharedRuleProblems, typedProblems } from '../flags/variant-rules.js';
@@ -150,16 +150,7 @@ function audit(
   after: string | null,
   now: number,
 ) {
-  w.appendAudit({
-    at: now,
-    projectId: project.id,
-    actor: actor.id,
-    actorName: actor.name,
-    action,
-    flagId: null,
-    env: null,
-    changes: { [`fragments.${name}`]: { before, after } },
-  });
+  writeAudit(w, actor, { projectId: project.id, action, changes: { [`fragments.${name}`]: { before, after } } }, now);
 }
 
 /** What writing one fragment by name did. */

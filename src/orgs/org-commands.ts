@@ -7,7 +7,7 @@ import { requireOrg, requireUser } from '../model-records/lookups.js';
 import { can, describeRole } from '../model/permissions.js';
 import type { NewAuditEntry, StoreWriter } from '../store/interfaces.js';
 import { requireEmail, requireName } from '../model/input-checks.js';
-import { type Actor, personOrOperator, type Principal } from '../actor/audit-actor.js';
+import { type Actor, personOrOperator, type Principal, writeAudit } from '../actor/audit-actor.js';
 import { lastOwnerRefusal } from './owners.js';
 import { listOrgProjects } from '../model-records/project-records.js';
 import { putOrg, findOrgByName, putUser, findUserByEmail } from '../model-records/org-records.js';
@@ -157,7 +157,7 @@ export function auditOrg(
   now: number,
 ): void {
   for (const project of listOrgProjects(w, orgId)) {
-    w.appendAudit({ at: now, projectId: project.id, actor: actor.id, actorName: actor.name, action, flagId: null, env: null, changes });
+    writeAudit(w, actor, { projectId: project.id, action, changes }, now);
   }
 }
 

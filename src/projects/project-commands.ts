@@ -7,7 +7,7 @@ import type { Audience, AudienceRule, Project, ProjectKind } from '../model/proj
 import { kLimits } from '../model/schemas.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { type Actor, actorFor, personOrOperator, type Principal } from '../actor/audit-actor.js';
+import { type Actor, actorFor, personOrOperator, type Principal, writeAudit } from '../actor/audit-actor.js';
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
 import { renamePlansEnvironment } from '../release-plans/plan-environments.js';
@@ -228,7 +228,7 @@ function audit(
   changes: AuditEntry['changes'],
   now: number,
 ): void {
-  w.appendAudit({ at: now, projectId, actor: actor.id, actorName: actor.name, action, flagId: null, env, changes });
+  writeAudit(w, actor, { projectId, action, env, changes }, now);
 }
 
 /** Audiences are a Teams and Enterprise feature (spec: Audience); personal projects have none. */

@@ -3,7 +3,7 @@
 // Principal, resolved here with actorFor (src/actor/audit-actor.ts): a token (authorised again in the
 // transaction that writes, acting in its own project only), the console's user or the `--as` user, who
 // must be allowed to change flags, or the operator; the plan's own changes act as the `plan` principal.
-import { type Actor, actorFor, type Principal, tokenProject } from '../actor/audit-actor.js';
+import { type Actor, actorFor, type Principal, tokenProject, writeAudit } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import { requireProject } from '../model-records/lookups.js';
 import { requireFlag } from '../flags/flag-lookups.js';
@@ -67,14 +67,5 @@ export function auditPlan(
   changes: Record<string, { before: unknown; after: unknown }>,
   now: number,
 ): void {
-  w.appendAudit({
-    at: now,
-    projectId: plan.projectId,
-    actor: actor.id,
-    actorName: actor.name,
-    action,
-    flagId: plan.flagId,
-    env: plan.env,
-    changes,
-  });
+  writeAudit(w, actor, { projectId: plan.projectId, action, flagId: plan.flagId, env: plan.env, changes }, now);
 }

@@ -6,7 +6,7 @@
 // the reason the 401 then says; a Group's members hold the role the owner mapped its displayName to (the
 // highest of their groups'; a member of none holds Viewer). No write removes or demotes the last Owner.
 // Every write is audited in each of the organisation's projects, as a membership's change is.
-import type { Actor } from '../actor/audit-actor.js';
+import { type Actor, writeAudit } from '../actor/audit-actor.js';
 import type { FlagwireError } from '../errors.js';
 import { highestMappedRole, type Role } from '../model/accounts.js';
 import { entityTagList } from '../http/entity-tags.js';
@@ -173,16 +173,16 @@ function deprovision(w: StoreWriter, user: ScimUser, now: number): void {
       const inGrace = inRotationGrace(token, now);
       if (token.revokedAt !== null && !inGrace) continue;
       putToken(w, inGrace ? { ...token, graceEndsAt: now, revokedReason: reason } : { ...token, revokedAt: now, revokedReason: reason });
-      w.appendAudit({
-        at: now,
-        projectId: project.id,
-        actor: scimActor(orgId).id,
-        actorName: scimActor(orgId).name,
-        action: 'token.revoke',
-        flagId: null,
-        env: null,
-        changes: { token: { before: { id: token.id, name: token.name }, after: null }, reason: { before: null, after: reason } },
-      });
+      writeAudit(
+        w,
+        scimActor(orgId),
+        {
+          projectId: project.id,
+          action: 'token.revoke',
+          changes: { token: { before: { id: token.id, name: token.name }, after: null }, reason: { before: null, after: reason } },
+        },
+        now,
+      );
     }
   }
 }

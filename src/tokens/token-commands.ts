@@ -10,7 +10,7 @@ import type { Project } from '../model/projects.js';
 import type { Token, TokenView } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { cleanList, requireName } from '../model/input-checks.js';
-import { type PersonActor, personActor, type Principal } from '../actor/audit-actor.js';
+import { type PersonActor, personActor, type Principal, writeAudit } from '../actor/audit-actor.js';
 import { putToken, listTokens } from '../model-records/token-records.js';
 import type { TokenAuditAction } from './audit-actions.js';
 
@@ -152,19 +152,19 @@ export function tokenRevoke(w: StoreWriter, input: { tokenId: string } & AsPerso
   const token = requireManageableToken(w, input.tokenId, person, 'revoke', now);
   const inGrace = inRotationGrace(token, now);
   putToken(w, inGrace ? { ...token, graceEndsAt: now } : { ...token, revokedAt: now });
-  w.appendAudit({
-    at: now,
-    projectId: token.projectId,
-    actor: person.id,
-    actorName: person.name,
-    action: 'token.revoke' satisfies TokenAuditAction,
-    flagId: null,
-    env: null,
-    changes: {
-      token: { before: { id: token.id, name: token.name }, after: null },
-      ...(inGrace ? { graceEndsAt: { before: token.graceEndsAt, after: now } } : {}),
+  writeAudit(
+    w,
+    person,
+    {
+      projectId: token.projectId,
+      action: 'token.revoke' satisfies TokenAuditAction,
+      changes: {
+        token: { before: { id: token.id, name: token.name }, after: null },
+        ...(inGrace ? { graceEndsAt: { before: token.graceEndsAt, after: now } } : {}),
+      },
     },
-  });
+    now,
+  );
   return { id: token.id, revokedAt: inGrace ? token.revokedAt! : now };
 }
 
@@ -192,22 +192,22 @@ function issueToken(w: StoreWriter, settings: TokenSettings, now: number, audit:
   const secret = newTokenSecret();
   const token: Token = { id: randomId(kTokenIdLength), ...settings, createdAt: now, revokedAt: null, secretHash: hashSecret(secret) };
   putToken(w, token);
-  w.appendAudit({
-    at: now,
-    projectId: token.projectId,
-    actor: audit.actor.id,
-    actorName: audit.actor.name,
-    action: audit.action,
-    flagId: null,
-    env: null,
-    changes: {
-      token: {
-        before: audit.replaces === null ? null : { id: audit.replaces, name: token.name },
-        after: { id: token.id, name: token.name },
+  writeAudit(
+    w,
+    audit.actor,
+    {
+      projectId: token.projectId,
+      action: audit.action,
+      changes: {
+        token: {
+          before: audit.replaces === null ? null : { id: audit.replaces, name: token.name },
+          after: { id: token.id, name: token.name },
+        },
+        ...(audit.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: { before: null, after: audit.gracePeriodSeconds } }),
       },
-      ...(audit.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: { before: null, after: audit.gracePeriodSeconds } }),
     },
-  });
+    now,
+  );
   return { ...tokenView(token), secret };
 }
 

@@ -5,7 +5,7 @@
 // on one node or on PostgreSQL. The deliverer (deliverer.ts) claims a delivery, sends it and records the
 // outcome, each a transaction that checks the delivery's state first: one node sends it at a time.
 import { FlagwireError } from '../errors.js';
-import { type Actor, actorInProject, type Principal } from '../actor/audit-actor.js';
+import { type Actor, actorInProject, type Principal, writeAudit } from '../actor/audit-actor.js';
 import type { AuditEntry } from '../model/audit.js';
 import { requireEveryEnvironment } from '../model/environments.js';
 import { randomId } from '../model/ids.js';
@@ -354,5 +354,5 @@ function requireWebhook(w: StoreWriter, projectId: string, webhookId: string): W
 }
 
 function audit(w: StoreWriter, actor: Actor, hook: Webhook, action: WebhookAuditAction, changes: AuditEntry['changes'], now: number): void {
-  w.appendAudit({ at: now, projectId: hook.projectId, actor: actor.id, actorName: actor.name, action, flagId: null, env: null, changes });
+  writeAudit(w, actor, { projectId: hook.projectId, action, changes }, now);
 }
