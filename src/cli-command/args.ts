@@ -25,7 +25,7 @@ export interface CommandSpec {
   /** The usage line after `flagwire `, e.g. `org create --name NAME [--plan P]`. */
   usage: string;
   summary: string;
-  /** Names of the required positional arguments, in order (e.g. `ORG_ID`). */
+  /** Names of the positional arguments, in order (e.g. `ORG_ID`); one in brackets (`[PATH]`) may be left out, as may those after it. */
   positionals: readonly string[];
   /** What each positional is. */
   argumentHelp?: Readonly<Record<string, string>>;
@@ -90,6 +90,11 @@ export class Args {
     const value = this.positionalValues[name];
     if (value === undefined) throw new Error(`no positional ${name} in this command's spec`);
     return value;
+  }
+
+  /** A positional argument that may be left out (its name in brackets: `[PATH]`); undefined when it was. */
+  optionalPositional(name: string): string | undefined {
+    return this.positionalValues[name];
   }
 
   string(name: string): string | undefined {
@@ -352,7 +357,7 @@ function parseCommandArgs<S extends CommandSpec>(spec: S, rest: string[], help: 
   if (values.help === true)
     return { spec, args: new Args({}, values, help), json, data, database, help: true, version: false, helpText: help };
 
-  const missing = spec.positionals.slice(parsed.positionals.length);
+  const missing = spec.positionals.slice(parsed.positionals.length).filter((name) => !name.startsWith('['));
   if (missing.length > 0) throw new UsageError(`missing ${missing.join(' ')}`, help);
   if (parsed.positionals.length > spec.positionals.length) {
     throw new UsageError(`unexpected argument "${parsed.positionals[spec.positionals.length]}"`, help);
@@ -361,7 +366,7 @@ function parseCommandArgs<S extends CommandSpec>(spec: S, rest: string[], help: 
     if (option.required && values[name] === undefined) throw new UsageError(`missing --${name}`, help);
   }
   const positionals: Record<string, string> = {};
-  for (const [i, name] of spec.positionals.entries()) positionals[name] = parsed.positionals[i]!;
+  for (const [i, name] of spec.positionals.entries()) if (i < parsed.positionals.length) positionals[name] = parsed.positionals[i]!;
   return { spec, args: new Args(positionals, values, help), json, data, database, help: false, version: false, helpText: help };
 }
 
