@@ -8,6 +8,7 @@ import { kApprovals } from './approvals/capability.js';
 import { kAudit } from './audit-log/capability.js';
 import { kAuditStream } from './audit-stream/capability.js';
 import { kClientKeys } from './client-keys/capability.js';
+import { kCodeRefs } from './code-refs/capability.js';
 import { kEvaluation } from './evaluation/capability.js';
 import { kEvents } from './events/capability.js';
 import { kExperiments } from './experiments/capability.js';
@@ -47,6 +48,7 @@ export const kCapabilities = [
   kReleasePlans,
   kWebhooks,
   kFlagsAsCode,
+  kCodeRefs,
   kOpenFeatureManifest,
   kTokens,
   kClientKeys,

@@ -106,8 +106,8 @@ async function everyDatabase(t: TestContext): Promise<string> {
   const dir = tempDir(t);
   // Every database of the layout holds entries: the world's accounts, projects, flags and tokens, and
   // a webhook with a pending delivery, a scheduled change, a rollout, an invitation (its mail queued), a
-  // password, the demo seed's mark, a session, usage, token activity, a relay key, a client key, a
-  // shared fragment, SCIM's settings, user and group, and single sign-on's settings, a sign-in under
+  // password, the demo seed's mark, a session, usage, token activity, a relay key, a client key, code references,
+  // a shared fragment, SCIM's settings, user and group, and single sign-on's settings, a sign-in under
   // way and a person signed in.
   const world = buildWorld(dir);
   const { ids } = world;
@@ -147,6 +147,15 @@ async function everyDatabase(t: TestContext): Promise<string> {
   world.run(
     'clientKeyCreate',
     { principal: kOperator, projectId: ids.single, received: jsonBody(JSON.stringify({ name: 'web', uses: ['events'] })) },
+    at,
+  );
+  world.run(
+    'codeRefsPush',
+    {
+      principal: kOperator,
+      projectId: ids.single,
+      received: jsonBody(JSON.stringify({ repository: 'app', branch: 'main', commit: 'c1', references: [] })),
+    },
     at,
   );
   const fragment = jsonBody(JSON.stringify({ name: 'paying', rule: { '==': [{ var: 'plan' }, 'pro'] } }));
