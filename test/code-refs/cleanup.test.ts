@@ -1,0 +1,129 @@
+// A flag's cleanup (src/code-refs/cleanup.ts) on a fixture project with tests of its own: after
+// `refs cleanup new-pricing --keep on` and after `--keep off` (each on its own copy), the project's tests
+// pass on the kept path, no rewritable call site of the flag is left, and what could not be rewritten
+// (an array holding the value, a Python file) is listed.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { scanTree } from '../../src/code-refs/scan-tree.js';
+import { cli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/scratch-dir.js';
+
+t.setTimeout(300_000);
+
+const kFixture: Readonly<Record<string, string>> = {
+  'flags.mjs': [
+    '// A stand-in for an OpenFeature client: new-pricing is on when NEW_PRICING=on.',
+    'export const client = {',
+    '  async getBooleanValue(key, fallback) {',
+    "    return key === 'new-pricing' ? process.env.NEW_PRICING === 'on' : fallback;",
+    '  },',
+    '};',
+    '',
+  ].join('\n'),
+  'pricing.mjs': [
+    "import { client } from './flags.mjs';",
+    '',
+    'export async function price(base) {',
+    "  if (await client.getBooleanValue('new-pricing', false)) {",
+    '    const discount = 0.1;',
+    '    return base * (1 - discount);',
+    '  } else {',
+    '    return base;',
+    '  }',
+    '}',
+    '',
+    'export async function label() {',
+    "  return (await client.getBooleanValue('new-pricing', false)) ? 'New pricing' : 'Classic pricing';",
+    '}',
+    '',
+    'export async function banner() {',
+    "  const fresh = await client.getBooleanValue('new-pricing', false);",
+    '  if (!fresh) {',
+    "    return 'old banner';",
+    '  }',
+    "  return fresh ? 'new banner' : 'unreachable';",
+    '}',
+    '',
+    'export async function footer(lines) {',
+    "  if (!(await client.getBooleanValue('new-pricing', false))) {",
+    "    lines.push('classic footer');",
+    '  }',
+    '  return lines;',
+    '}',
+    '',
+    'export async function both() {',
+    "  const values = [await client.getBooleanValue('new-pricing', false)];",
+    "  return client.getBooleanValue('other-flag', true).then((other) => [values[0], other]);",
+    '}',
+    '',
+  ].join('\n'),
+  'test.mjs': [
+    "import assert from 'node:assert/strict';",
+    "import { banner, both, footer, label, price } from './pricing.mjs';",
+    '',
+    "const on = process.env.NEW_PRICING === 'on';",
+    'assert.equal(await price(100), on ? 90 : 100);',
+    "assert.equal(await label(), on ? 'New pricing' : 'Classic pricing');",
+    "assert.equal(await banner(), on ? 'new banner' : 'old banner');",
+    "assert.deepEqual(await footer([]), on ? [] : ['classic footer']);",
+    'assert.deepEqual(await both(), [on, true]);',
+    "console.log('fixture tests pass');",
+    '',
+  ].join('\n'),
+  'worker.py': [
+    'from openfeature import api',
+    'client = api.get_client()',
+    'if client.get_boolean_value("new-pricing", False):',
+    '    print("new")',
+    '',
+  ].join('\n'),
+};
+
+function runFixtureTests(dir: string, value: 'on' | 'off'): string {
+  return execFileSync(process.execPath, ['test.mjs'], { cwd: dir, env: { ...process.env, NEW_PRICING: value }, encoding: 'utf8' });
+}
+
+const source = tempDir(t, 'flagwire-cleanup-fixture-');
+for (const [name, text] of Object.entries(kFixture)) writeFileSync(join(source, name), text);
+
+t.test('the fixture passes its tests both ways before any cleanup', async (t) => {
+  t.match(runFixtureTests(source, 'on'), /fixture tests pass/);
+  t.match(runFixtureTests(source, 'off'), /fixture tests pass/);
+});
+
+for (const keep of ['on', 'off'] as const) {
+  t.test(`--keep ${keep}: the project's tests pass on the kept path, and what is left is listed`, async (t) => {
+    const dir = join(tempDir(t, `flagwire-cleanup-${keep}-`), 'project');
+    mkdirSync(dir);
+    cpSync(source, dir, { recursive: true });
+    const out = await cli(null, ['refs', 'cleanup', 'new-pricing', '--keep', keep, dir]);
+    t.equal(out.code, 0, out.stderr);
+    t.strictSame(out.json.filesChanged, ['pricing.mjs']);
+    t.strictSame(
+      out.json.rewritten.map((p: { line: number; what: string }) => [p.line, p.what]),
+      [
+        [4, 'if statement'],
+        [13, 'ternary'],
+        [17, 'const fresh and its conditions'],
+        [25, 'if statement'],
+      ],
+    );
+    t.strictSame(
+      out.json.left.map((p: { file: string; line: number; language: string }) => [p.file, p.line, p.language]),
+      [
+        ['pricing.mjs', 32, 'javascript'],
+        ['worker.py', 3, 'python'],
+      ],
+    );
+    t.match(runFixtureTests(dir, keep), /fixture tests pass/, 'the kept path passes');
+    const left = (await scanTree(dir)).references.filter((r) => r.key === 'new-pricing').map((r) => r.file);
+    t.strictSame(left, ['pricing.mjs', 'worker.py'], 'only the listed places still name the flag');
+    const rewritten = readFileSync(join(dir, 'pricing.mjs'), 'utf8');
+    t.notOk(rewritten.includes('const fresh'), 'the const bound to the value is gone');
+    if (keep === 'on')
+      t.match(rewritten, 'export async function price(base) {\n  const discount = 0.1;\n  return base * (1 - discount);\n}');
+    else t.match(rewritten, 'export async function price(base) {\n  return base;\n}');
+  });
+}
