@@ -5,7 +5,7 @@
 import { defineCapability } from '../capability/capability.js';
 import { kCodeRefCommands } from './code-ref-commands.js';
 import { kCodeRefRecords } from './records.js';
-import { CodeReference, CodeRefsMissing, CodeRefsOfFlag, CodeRefsPush, CodeRefsPushed } from './schemas.js';
+import { CodeRefsMissing, CodeRefsOfFlag, CodeRefsPush, CodeRefsPushed } from './schemas.js';
 
 export const kCodeRefs = defineCapability({
   name: 'code-refs',
@@ -13,6 +13,6 @@ export const kCodeRefs = defineCapability({
   records: [kCodeRefRecords],
   commands: kCodeRefCommands,
   routes: async () => (await import('./routes.js')).kCodeRefApiRoutes,
-  schemas: { CodeReference, CodeRefsPush, CodeRefsPushed, CodeRefsOfFlag, CodeRefsMissing },
+  schemas: { CodeRefsPush, CodeRefsPushed, CodeRefsOfFlag, CodeRefsMissing },
   cli: async () => (await import('./cli.js')).kCodeRefCli,
 });

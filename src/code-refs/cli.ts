@@ -1,14 +1,17 @@
 // The command line's code reference commands (docs/cli.md, docs/code-refs.md): a folder scanned for flag
 // keys (and the result pushed to a Flagwire server for a branch and commit), and a flag's call sites
 // rewritten to the path it keeps. Neither opens the store: they read and write source files.
-import { execFileSync } from 'node:child_process';
 import { basename, resolve } from 'node:path';
 import { UsageError } from '../cli-command/args.js';
 import { bool, type CliCommand, command, str } from '../cli-command/cli-command.js';
 import { FlagwireError } from '../errors.js';
+import { loadOnUse } from '../load-on-use.js';
 import { cleanup, type CleanupResult, type Kept } from './cleanup.js';
 import { type ScanResult, scanTree } from './scan-tree.js';
 import type { CodeRefsPush, CodeRefsPushed, CodeReference } from './schemas.js';
+
+/** Asked only to name a push's branch and commit: loaded then, not with the commands (src/load-on-use.ts). */
+const childProcess = loadOnUse<typeof import('node:child_process')>('node:child_process');
 
 const kScanUsage = 'refs scan [PATH] [--push --url URL --token TOKEN [--repository NAME] [--branch NAME] [--commit SHA]]';
 
@@ -80,7 +83,9 @@ function required(value: string | undefined, option: string, usage: string): str
 /** What git says of the scanned folder; undefined outside a repository (or without git). */
 function gitValue(cwd: string, args: readonly string[]): string | undefined {
   try {
-    const out = execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const out = childProcess()
+      .execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim();
     return out === '' ? undefined : out;
   } catch {
     return undefined;

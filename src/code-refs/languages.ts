@@ -72,6 +72,31 @@ function plainArgs(list: SyntaxNode | null): CallArgument[] {
   return list.namedChildren.filter((n) => n.type !== 'comment').map((value) => ({ name: null, value }));
 }
 
+/** A call of `receiver.method(...)` (a `memberType` node with those fields) or of a bare name. */
+function calleeShape(
+  fn: SyntaxNode | null,
+  memberType: string,
+  receiverField: string,
+  methodField: string,
+  args: CallArgument[],
+): CallShape | null {
+  if (fn === null) return null;
+  if (fn.type === memberType) {
+    const method = fn.childForFieldName(methodField);
+    return method === null ? null : { method: method.text, receiver: fn.childForFieldName(receiverField), args };
+  }
+  return fn.type === 'identifier' ? { method: fn.text, receiver: null, args } : null;
+}
+
+const kIdentifier: ReadonlySet<string> = new Set(['identifier']);
+
+/** The binding of a node whose `targetField` is a plain name (of `nameTypes`) and `valueField` its value. */
+function fieldBinding(node: SyntaxNode, targetField: string, valueField: string, nameTypes = kIdentifier): BindingShape[] {
+  const target = node.childForFieldName(targetField);
+  const value = node.childForFieldName(valueField);
+  return target !== null && nameTypes.has(target.type) && value !== null ? [{ name: target.text, value }] : [];
+}
+
 function nameOf(node: SyntaxNode, identifierTypes: ReadonlySet<string>, memberTypes: ReadonlySet<string>): string | null {
   if (identifierTypes.has(node.type)) return node.text;
   if (memberTypes.has(node.type)) return lastName(node.text);
@@ -87,22 +112,16 @@ function javascriptLike(name: 'typescript' | 'tsx' | 'javascript'): Language {
     name,
     grammar: name,
     callTypes: new Set(['call_expression']),
-    call(node) {
-      const fn = node.childForFieldName('function');
-      if (fn === null) return null;
-      const args = plainArgs(node.childForFieldName('arguments'));
-      if (fn.type === 'member_expression') {
-        const property = fn.childForFieldName('property');
-        return property === null ? null : { method: property.text, receiver: fn.childForFieldName('object'), args };
-      }
-      return fn.type === 'identifier' ? { method: fn.text, receiver: null, args } : null;
-    },
+    call: (node) =>
+      calleeShape(
+        node.childForFieldName('function'),
+        'member_expression',
+        'object',
+        'property',
+        plainArgs(node.childForFieldName('arguments')),
+      ),
     bindingTypes: new Set(['variable_declarator', 'assignment_expression']),
-    bindings(node) {
-      const target = node.childForFieldName(node.type === 'variable_declarator' ? 'name' : 'left');
-      const value = node.childForFieldName(node.type === 'variable_declarator' ? 'value' : 'right');
-      return target?.type === 'identifier' && value !== null ? [{ name: target.text, value }] : [];
-    },
+    bindings: (node) => (node.type === 'variable_declarator' ? fieldBinding(node, 'name', 'value') : fieldBinding(node, 'left', 'right')),
     literal(node) {
       if (node.type === 'string') return contentOf(node, kJsStrings);
       if (node.type === 'template_string') return contentOf(node, kJsStrings);
@@ -120,27 +139,17 @@ const kPython: Language = {
   callTypes: new Set(['call']),
   call(node) {
     const fn = node.childForFieldName('function');
-    const list = node.childForFieldName('arguments');
-    if (fn === null) return null;
     const args: CallArgument[] = [];
-    for (const arg of list?.namedChildren ?? []) {
+    for (const arg of node.childForFieldName('arguments')?.namedChildren ?? []) {
       if (arg.type === 'keyword_argument') {
         const value = arg.childForFieldName('value');
         if (value !== null) args.push({ name: arg.childForFieldName('name')?.text ?? null, value });
       } else if (arg.type !== 'comment') args.push({ name: null, value: arg });
     }
-    if (fn.type === 'attribute') {
-      const attribute = fn.childForFieldName('attribute');
-      return attribute === null ? null : { method: attribute.text, receiver: fn.childForFieldName('object'), args };
-    }
-    return fn.type === 'identifier' ? { method: fn.text, receiver: null, args } : null;
+    return calleeShape(fn, 'attribute', 'object', 'attribute', args);
   },
   bindingTypes: new Set(['assignment']),
-  bindings(node) {
-    const target = node.childForFieldName('left');
-    const value = node.childForFieldName('right');
-    return target?.type === 'identifier' && value !== null ? [{ name: target.text, value }] : [];
-  },
+  bindings: (node) => fieldBinding(node, 'left', 'right'),
   literal(node) {
     if (node.type !== 'string') return null;
     // An f-string's parts are interpolations; a byte or raw prefix is still a plain literal.
@@ -156,16 +165,14 @@ const kGo: Language = {
   name: 'go',
   grammar: 'go',
   callTypes: new Set(['call_expression']),
-  call(node) {
-    const fn = node.childForFieldName('function');
-    if (fn === null) return null;
-    const args = plainArgs(node.childForFieldName('arguments'));
-    if (fn.type === 'selector_expression') {
-      const field = fn.childForFieldName('field');
-      return field === null ? null : { method: field.text, receiver: fn.childForFieldName('operand'), args };
-    }
-    return fn.type === 'identifier' ? { method: fn.text, receiver: null, args } : null;
-  },
+  call: (node) =>
+    calleeShape(
+      node.childForFieldName('function'),
+      'selector_expression',
+      'operand',
+      'field',
+      plainArgs(node.childForFieldName('arguments')),
+    ),
   bindingTypes: new Set(['const_spec', 'var_spec', 'short_var_declaration', 'assignment_statement']),
   bindings(node) {
     const spec = node.type === 'const_spec' || node.type === 'var_spec';
@@ -197,11 +204,7 @@ const kJava: Language = {
     return { method: name.text, receiver: node.childForFieldName('object'), args: plainArgs(node.childForFieldName('arguments')) };
   },
   bindingTypes: new Set(['variable_declarator', 'assignment_expression']),
-  bindings(node) {
-    const target = node.childForFieldName(node.type === 'variable_declarator' ? 'name' : 'left');
-    const value = node.childForFieldName(node.type === 'variable_declarator' ? 'value' : 'right');
-    return target?.type === 'identifier' && value !== null ? [{ name: target.text, value }] : [];
-  },
+  bindings: (node) => (node.type === 'variable_declarator' ? fieldBinding(node, 'name', 'value') : fieldBinding(node, 'left', 'right')),
   literal: (node) => (node.type === 'string_literal' && !node.text.startsWith('"""') ? contentOf(node, kJavaContent) : null),
   boundName: (node) => nameOf(node, new Set(['identifier']), new Set(['field_access'])),
   openFeatureKeyAt: 0,
@@ -212,8 +215,6 @@ const kCsharp: Language = {
   grammar: 'c_sharp',
   callTypes: new Set(['invocation_expression']),
   call(node) {
-    const fn = node.childForFieldName('function');
-    if (fn === null) return null;
     const args: CallArgument[] = [];
     for (const arg of node.childForFieldName('arguments')?.namedChildren ?? []) {
       if (arg.type !== 'argument') continue;
@@ -221,19 +222,11 @@ const kCsharp: Language = {
       const value = arg.namedChildren.at(-1);
       if (value !== undefined) args.push({ name: label === undefined ? null : label.text.replace(/\s*:$/, ''), value });
     }
-    if (fn.type === 'member_access_expression') {
-      const name = fn.childForFieldName('name');
-      return name === null ? null : { method: name.text, receiver: fn.childForFieldName('expression'), args };
-    }
-    return fn.type === 'identifier' ? { method: fn.text, receiver: null, args } : null;
+    return calleeShape(node.childForFieldName('function'), 'member_access_expression', 'expression', 'name', args);
   },
   bindingTypes: new Set(['variable_declarator', 'assignment_expression']),
   bindings(node) {
-    if (node.type === 'assignment_expression') {
-      const target = node.childForFieldName('left');
-      const value = node.childForFieldName('right');
-      return target?.type === 'identifier' && value !== null ? [{ name: target.text, value }] : [];
-    }
+    if (node.type === 'assignment_expression') return fieldBinding(node, 'left', 'right');
     const target = node.namedChildren[0];
     const value = node.namedChildren.find((n) => n.type === 'equals_value_clause')?.namedChildren[0];
     return target?.type === 'identifier' && value !== undefined ? [{ name: target.text, value }] : [];
@@ -296,6 +289,7 @@ const kKotlin: Language = {
 };
 
 const kRubyContent = new Set(['string_content']);
+const kRubyNames: ReadonlySet<string> = new Set(['identifier', 'constant']);
 const kRuby: Language = {
   name: 'ruby',
   grammar: 'ruby',
@@ -314,16 +308,12 @@ const kRuby: Language = {
     return { method: method.text, receiver: node.childForFieldName('receiver'), args };
   },
   bindingTypes: new Set(['assignment']),
-  bindings(node) {
-    const target = node.childForFieldName('left');
-    const value = node.childForFieldName('right');
-    return (target?.type === 'identifier' || target?.type === 'constant') && value !== null ? [{ name: target.text, value }] : [];
-  },
+  bindings: (node) => fieldBinding(node, 'left', 'right', kRubyNames),
   literal(node) {
     if (node.type === 'simple_symbol') return node.text.slice(1);
     return node.type === 'string' ? contentOf(node, kRubyContent) : null;
   },
-  boundName: (node) => nameOf(node, new Set(['identifier', 'constant']), new Set(['scope_resolution'])),
+  boundName: (node) => nameOf(node, kRubyNames, new Set(['scope_resolution'])),
   openFeatureKeyAt: 0,
 };
 

@@ -113,22 +113,9 @@ t.test('refs scan --push scans a folder and pushes it for the branch and commit 
   const dir = tempDir(t, 'flagwire-code-refs-push-');
   mkdirSync(join(dir, 'src'));
   writeFileSync(join(dir, 'src', 'pay.py'), 'BANNER = "banner"\nif client.get_boolean_value(BANNER, False):\n    pass\n');
-  const out = await cli(null, [
-    'refs',
-    'scan',
-    dir,
-    '--push',
-    '--url',
-    server.baseUrl,
-    '--token',
-    secrets.write,
-    '--repository',
-    'pay',
-    '--branch',
-    'release',
-    '--commit',
-    'd4',
-  ]);
+  const scanPush = (token: string, ...place: string[]) =>
+    cli(null, ['refs', 'scan', dir, '--push', '--url', server.baseUrl, '--token', token, ...place]);
+  const out = await scanPush(secrets.write, '--repository', 'pay', '--branch', 'release', '--commit', 'd4');
   t.equal(out.code, 0, out.stderr);
   t.match(out.json, {
     filesScanned: 1,
@@ -141,20 +128,7 @@ t.test('refs scan --push scans a folder and pushes it for the branch and commit 
     { branch: 'release', commit: 'd4', references: [{ file: 'src/pay.py', line: 2 }] },
   );
 
-  const refusedPush = await cli(null, [
-    'refs',
-    'scan',
-    dir,
-    '--push',
-    '--url',
-    server.baseUrl,
-    '--token',
-    secrets.read,
-    '--branch',
-    'x',
-    '--commit',
-    'y',
-  ]);
+  const refusedPush = await scanPush(secrets.read, '--branch', 'x', '--commit', 'y');
   t.not(refusedPush.code, 0, 'a read token is refused');
   t.match(refusedPush.json, { detail: /403/ });
 });
