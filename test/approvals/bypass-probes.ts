@@ -5,7 +5,7 @@
 import type { CommandInput, CommandName } from '../../src/writer-thread/commands.js';
 import { kOperator, principalOf, type Principal } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { getRollout } from '../../src/release-plans/plan-store.js';
+import { getRollout } from '../../src/release-plans/records.js';
 import { getFlag } from '../../src/flag-records/flag-store.js';
 import { getProject } from '../../src/model-records/project-records.js';
 import {
@@ -485,4 +485,14 @@ export const kProbes: { [N in CommandName]: Probe<N> } = {
     inputs: () => [{ principal: principalOf(ids.viewer), requestId: pendingId, text: 'probe' }],
   },
   seedDemo: { free: 'the demo seeds only an empty store, in projects of its own', inputs: () => [{}] },
+  codeRefsPush: {
+    free: 'code references are what CI found in source code, which evaluation never reads',
+    inputs: () => [
+      {
+        principal: kOperator,
+        projectId: ids.multi,
+        received: jsonBody(JSON.stringify({ repository: 'probe', branch: 'main', commit: 'c0', references: [] })),
+      },
+    ],
+  },
 };

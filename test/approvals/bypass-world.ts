@@ -15,7 +15,7 @@ import { ruleRefs } from '../../src/targeting/refs.js';
 import { buildWorld, type World } from '../helpers/world.js';
 import { experimentPlan } from '../helpers/experiment-plan.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
-import { listSchedules } from '../../src/release-plans/plan-store.js';
+import { listSchedules } from '../../src/release-plans/records.js';
 import { listFlags } from '../../src/flag-records/flag-store.js';
 import { getProject, listAudiences, getAudience } from '../../src/model-records/project-records.js';
 
