@@ -17,7 +17,7 @@ import { LmdbStore } from '../src/store/lmdb-store.js';
 import { runCommand } from '../src/writer-thread/commands.js';
 import { seedDemo } from '../src/writer-thread/demo-seed.js';
 import { startTestServer } from '../test/helpers/server.js';
-import { dropRawKeys } from '../test/helpers/store.js';
+import { asSchema19Layout, dropRawKeys } from '../test/helpers/store.js';
 import { consoleCall, kDemoOwner, signIn } from '../test/helpers/web-console.js';
 import { machineInfo } from './environment.js';
 import { builtBin } from './locations.js';
@@ -47,10 +47,11 @@ async function seeded(): Promise<string> {
   return dir;
 }
 
-/** A copy of `dir` as schema 15 wrote it (no index of a person's organisations), for a build of that schema. */
+/** A copy of `dir` as schema 15 wrote it (schema 19's layouts, no index of a person's organisations), for a build of that schema. */
 async function asSchema15(dir: string): Promise<string> {
   const copy = mkdtempSync(join(tmpdir(), 'flagwire-home-bench-'));
   cpSync(dir, copy, { recursive: true });
+  await asSchema19Layout(copy);
   await dropRawKeys(copy, 'auth', 'userOrg', { schemaVersion: 15 });
   return copy;
 }

@@ -25,8 +25,9 @@ import { kSso } from './sso/capability.js';
 import { kFlags } from './flags/capability.js';
 import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
-import type { kDemoSeededRecords, RecordKind } from './store/record-kinds.js';
-import { storeLayout, type StoreLayout } from './store/store-layout.js';
+import type { RecordKind } from './store/record-kinds.js';
+import { kDemoRecordOwner, type kDemoSeededRecords } from './writer-thread/demo-records.js';
+import { storeLayout, type RecordOwner, type StoreLayout } from './store/store-layout.js';
 import { kSnapshots } from './snapshots/capability.js';
 import { kSync } from './sync/capability.js';
 import { kTokens } from './tokens/capability.js';
@@ -74,12 +75,15 @@ export const kCapabilityList: readonly Capability[] =
     ? kCapabilities
     : [...kCapabilities, ((await import(kTestSwitches.capabilityModule)) as { testCapability: Capability }).testCapability];
 
+/** Whoever declares storage beside the store itself: every capability, and the demo seed (its mark). */
+export const kRecordOwners: readonly RecordOwner[] = [...kCapabilityList, kDemoRecordOwner];
+
 /**
- * The store's layout: the databases and record kinds the store and every capability declare, from which
+ * The store's layout: the databases and record kinds the store and kRecordOwners declare, from which
  * the store derives the databases it opens, what a full copy clears and copies, what migrate-to-postgres
  * exports and the change kinds (src/store/store-layout.ts). A database declared twice is a start-up error.
  */
-export const kStoreLayout: StoreLayout = storeLayout(kCapabilityList);
+export const kStoreLayout: StoreLayout = storeLayout(kRecordOwners);
 
 /** The capabilities' writer commands by name; a name declared twice is an error. */
 export function capabilityCommands(capabilities: readonly Capability[]): ReadonlyMap<string, AnyCommand> {
@@ -149,7 +153,7 @@ export type AuditAction = (typeof kCapabilities)[number] extends infer C
     : never
   : never;
 
-/** Every record kind the store (the demo seed's mark: store-layout.ts) and the capabilities declare, as a type. */
+/** Every record kind the capabilities and the demo seed (its mark: src/writer-thread/demo-records.ts) declare, as a type. */
 type DeclaredRecordKind =
   | typeof kDemoSeededRecords
   | ((typeof kCapabilities)[number] extends infer C ? (C extends { records: readonly (infer K)[] } ? K : never) : never);

@@ -4,9 +4,10 @@
 // act): the audit's `token:<id>`, `user:<id>`, `console` or `plan:<id>`, its name, and the environments
 // it may change. One command per verb then serves the Management API, the web console and the command
 // line alike.
+import { projectRole } from '../model-records/member-records.js';
 import { FlagwireError } from '../errors.js';
 import { requireProject, requireUser } from '../model-records/lookups.js';
-import { can, describeRole, projectRole } from '../model/permissions.js';
+import { can, describeRole } from '../model/permissions.js';
 import type { User } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';

@@ -7,7 +7,11 @@
 // lookup that goes through the store then holds the rule, whatever it was written for.
 import type { Principal } from './audit-actor.js';
 import type { KeyedKind, StoreReader } from '../store/interfaces.js';
+import type { Membership } from '../model/accounts.js';
+import type { Invitation } from '../model/invitations.js';
 import type { Project } from '../model/projects.js';
+import { kInvitationRecords } from '../model-records/invitation-records.js';
+import { kMemberRecords } from '../model-records/member-records.js';
 import { kProjectRecords } from '../model-records/project-records.js';
 
 /** The organisation a user principal is confined to, or null when it reaches every organisation of the person's. */
@@ -29,32 +33,28 @@ export function scopeOf(principal: Principal | undefined): OrgScope | null {
  */
 export function scopedStore<R extends StoreReader>(store: R, scope: OrgScope): R {
   const { userId, orgId } = scope;
-  /** The records of the keyed kinds the person may not see: their personal projects. */
-  const hides = <V>(kind: KeyedKind<V>, value: V | undefined): boolean => {
-    if (value === undefined || kind.name !== kProjectRecords.name) return false;
-    const project = value as Project;
-    return project.orgId === null && project.ownerUserId === userId;
-  };
+  /**
+   * The records the person may not see, by kind: their personal projects, their memberships of other
+   * organisations, and other organisations' invitations.
+   */
+  const hiddenOf = new Map<string, (value: never) => boolean>([
+    [kProjectRecords.name, (project: Project) => project.orgId === null && project.ownerUserId === userId],
+    [kMemberRecords.name, (member: Membership) => member.userId === userId && member.orgId !== orgId],
+    [kInvitationRecords.name, (invitation: Invitation) => invitation.orgId !== orgId],
+  ]);
+  const hides = <V>(kind: KeyedKind<V>, value: V | undefined): boolean =>
+    value !== undefined && (hiddenOf.get(kind.name) as ((value: V) => boolean) | undefined)?.(value) === true;
   const hidden: Partial<StoreReader> = {
     getKeyed: (kind, key) => {
       const value = store.getKeyed(kind, key);
       return hides(kind, value) ? undefined : value;
     },
-    listKeyed: (kind) => store.listKeyed(kind).filter((value) => !hides(kind, value)),
+    listKeyed: (kind, limit) => store.listKeyed(kind, limit).filter((value) => !hides(kind, value)),
     listKeyedBy: (kind, index, key, range) => store.listKeyedBy(kind, index, key, range).filter((value) => !hides(kind, value)),
     lookupEntries: (kind, index, key, range) => {
       const entries = store.lookupEntries(kind, index, key, range);
-      return kind.name === kProjectRecords.name ? entries.filter((entry) => !hides(kind, store.getKeyed(kind, entry.key))) : entries;
+      return hiddenOf.has(kind.name) ? entries.filter((entry) => !hides(kind, store.getKeyed(kind, entry.key))) : entries;
     },
-    getRole: (o, u) => (u === userId && o !== orgId ? undefined : store.getRole(o, u)),
-    listMembers: (o) => (o === orgId ? store.listMembers(o) : store.listMembers(o).filter((m) => m.userId !== userId)),
-    listUserMemberships: (u) =>
-      u === userId ? store.listUserMemberships(u).filter((m) => m.orgId === orgId) : store.listUserMemberships(u),
-    getInvitation: (id) => {
-      const invitation = store.getInvitation(id);
-      return invitation === undefined || invitation.orgId === orgId ? invitation : undefined;
-    },
-    listEmailInvitations: (email) => store.listEmailInvitations(email).filter((i) => i.orgId === orgId),
   };
   return new Proxy(store, {
     get(target, key) {

@@ -11,6 +11,8 @@ import { envName } from './policy.js';
 import { kChangeRequestRecords, type ChangeRequest } from './records.js';
 import { approvalProblem, type RequestHeadline } from './request-view.js';
 import { getUser } from '../model-records/org-records.js';
+import { appendMail } from '../model-records/mail-records.js';
+import { listMembers } from '../model-records/member-records.js';
 
 /** What happened to the request that its approvers are told of. */
 export type RequestNotice = 'opened' | 'edited' | 'stale';
@@ -19,8 +21,7 @@ export type RequestNotice = 'opened' | 'edited' | 'stale';
 export function approversOf(r: StoreReader, request: ChangeRequest): User[] {
   const project = requireProject(r, request.projectId);
   if (project.orgId === null) return [];
-  return r
-    .listMembers(project.orgId)
+  return listMembers(r, project.orgId)
     .filter((member) => approvalProblem(r, request, member.userId, project) === null)
     .map((member) => getUser(r, member.userId))
     .filter((user): user is User => user !== undefined);
@@ -47,7 +48,7 @@ export function mailApprovers(w: StoreWriter, request: ChangeRequest, view: Requ
     `Change request ${view.id}: the project's Change requests page in the Flagwire console, or flagwire request show ${view.id}.`,
   ].join('\n');
   for (const user of approversOf(w, request)) {
-    w.appendMail(newMail({ at: now, to: user.email, orgId: project.orgId, subject, text }));
+    appendMail(w, newMail({ at: now, to: user.email, orgId: project.orgId, subject, text }));
   }
 }
 

@@ -7,6 +7,7 @@ import { auditView as entryAsShown } from '../model/audit.js';
 import { listAudiences } from '../model-records/project-records.js';
 import { listTokens } from '../model-records/token-records.js';
 import { getUser } from '../model-records/org-records.js';
+import { getRole, listMembers } from '../model-records/member-records.js';
 
 const kDefaultAuditLimit = 25;
 const kMaxAuditLimit = 200;
@@ -66,7 +67,7 @@ function actorChoices(call: ApiCall, projectId: string, orgId: string | null): {
   const members =
     orgId === null
       ? []
-      : call.store.listMembers(orgId).flatMap((m) => {
+      : listMembers(call.store, orgId).flatMap((m) => {
           const user = getUser(call.store, m.userId);
           return user === undefined ? [] : [{ ref: `user:${user.id}`, name: user.name }];
         });
@@ -88,7 +89,7 @@ function peopleInKeys(
   if (orgId === null) return [];
   const ids = new Set(entries.flatMap((e) => Object.keys(e.changes).flatMap((key) => [...key.matchAll(kUserInKey)].map((m) => m[1]!))));
   return [...ids].flatMap((id) => {
-    const user = call.store.getRole(orgId, id) === undefined ? undefined : getUser(call.store, id);
+    const user = getRole(call.store, orgId, id) === undefined ? undefined : getUser(call.store, id);
     return user === undefined ? [] : [{ ref: `user:${user.id}`, name: user.name }];
   });
 }

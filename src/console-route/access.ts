@@ -5,13 +5,14 @@
 import { FlagwireError } from '../errors.js';
 import type { Org, Role, User } from '../model/accounts.js';
 import { notFoundDetail } from '../model-records/lookups.js';
-import { can, canManageAnyToken, canManageToken, type ProjectRole, projectRole, tokenStatus } from '../model/permissions.js';
+import { can, canManageAnyToken, canManageToken, type ProjectRole, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ProjectAccess } from './project-access.js';
 import { getOrg } from '../model-records/org-records.js';
 import { getProject } from '../model-records/project-records.js';
+import { getRole, projectRole } from '../model-records/member-records.js';
 
 export type { ProjectRole };
 
@@ -58,7 +59,7 @@ export function mayEndGrace(access: ProjectAccess, token: Token, userId: string)
 /** The organisation, if the user is a member; otherwise the 404 of an unknown id. */
 export function orgAccess(r: StoreReader, user: User, orgId: string): { org: Org; role: Role } {
   const org = getOrg(r, orgId);
-  const role = org === undefined ? undefined : r.getRole(org.id, user.id);
+  const role = org === undefined ? undefined : getRole(r, org.id, user.id);
   if (org === undefined || role === undefined) throw new FlagwireError('NOT_FOUND', notFoundDetail('organisation', orgId));
   return { org, role };
 }

@@ -21,6 +21,10 @@ import { auditMembership, checkMayGiveRole, requireRole, userCreate } from '../o
 import { invitationMail } from './invitation-mail.js';
 import { personActor, personOf, type Principal } from '../actor/audit-actor.js';
 import { findUserByEmail } from '../model-records/org-records.js';
+import { deleteInvitation, getInvitation, listOrgInvitations, putInvitation } from '../model-records/invitation-records.js';
+import { appendMail } from '../model-records/mail-records.js';
+import { getRole, putMember } from '../model-records/member-records.js';
+import { putCredential } from '../model-records/session-records.js';
 
 export interface OrgInviteInput {
   orgId: string;
@@ -49,12 +53,12 @@ export function orgInvite(w: StoreWriter, input: OrgInviteInput, now: number): I
   checkMayGiveRole(w, org.id, person.userId, role);
   const email = requireEmail(input.email).toLowerCase();
   const existing = findUserByEmail(w, email);
-  if (existing !== undefined && w.getRole(org.id, existing.id) !== undefined) {
+  if (existing !== undefined && getRole(w, org.id, existing.id) !== undefined) {
     throw new FlagwireError('INVALID_REQUEST', `${email} is already a member of organisation ${org.id}; change their role instead.`);
   }
   let pending = 0;
-  for (const invitation of w.listOrgInvitations(org.id)) {
-    if (!isInvitationLive(invitation, now) || invitation.email === email) w.deleteInvitation(invitation);
+  for (const invitation of listOrgInvitations(w, org.id)) {
+    if (!isInvitationLive(invitation, now) || invitation.email === email) deleteInvitation(w, invitation);
     else pending++;
   }
   if (pending >= kMaxPendingInvitations) {
@@ -73,9 +77,9 @@ export function orgInvite(w: StoreWriter, input: OrgInviteInput, now: number): I
     expiresAt: now + kInvitationLifetimeMs,
   };
   const joinToken = existing === undefined ? randomId(kJoinTokenLength) : null;
-  w.putInvitation(joinToken === null ? invitation : { ...invitation, linkHash: hashSecret(joinToken) });
+  putInvitation(w, joinToken === null ? invitation : { ...invitation, linkHash: hashSecret(joinToken) });
   // The mail names the inviter with their address, which only the user's record has.
-  w.appendMail(invitationMail(invitation, org, requireUser(w, person.userId), input.consoleUrl, joinToken));
+  appendMail(w, invitationMail(invitation, org, requireUser(w, person.userId), input.consoleUrl, joinToken));
   auditMembership(w, person, 'member.invite', org.id, `invitation of ${email}`, { before: null, after: role }, now);
   return invitation;
 }
@@ -96,7 +100,7 @@ export interface InvitationJoinInput {
  * now (they sign in instead) are the same 404: the link tells its holder nothing more.
  */
 export function invitationJoin(w: StoreWriter, input: InvitationJoinInput, now: number): { user: User; member: Membership } {
-  const invitation = w.getInvitation(input.invitationId);
+  const invitation = getInvitation(w, input.invitationId);
   if (
     invitation?.linkHash === undefined ||
     invitation.linkHash !== input.tokenHash ||
@@ -109,10 +113,10 @@ export function invitationJoin(w: StoreWriter, input: InvitationJoinInput, now: 
     throw new FlagwireError('INVALID_REQUEST', 'the password hash is not one Flagwire made');
   }
   const user = userCreate(w, { email: invitation.email, name: input.name }, now);
-  w.putCredential({ userId: user.id, passwordHash: input.passwordHash, updatedAt: now });
-  w.deleteInvitation(invitation);
+  putCredential(w, { userId: user.id, passwordHash: input.passwordHash, updatedAt: now });
+  deleteInvitation(w, invitation);
   const member: Membership = { orgId: invitation.orgId, userId: user.id, role: invitation.role };
-  w.putMember(member);
+  putMember(w, member);
   auditMembership(w, personOf(user), 'member.accept', member.orgId, `role of user:${user.id}`, { before: null, after: member.role }, now);
   return { user, member };
 }
@@ -126,7 +130,7 @@ export interface InvitationAnswerInput {
 /** The user's live invitation; any other (someone else's, expired, answered, unknown) is the same 404. */
 function requireOwnInvitation(w: StoreWriter, input: InvitationAnswerInput, now: number): { invitation: Invitation; user: User } {
   const user = requireUser(w, personActor(w, input.principal, 'answer an invitation').userId);
-  const invitation = w.getInvitation(input.invitationId);
+  const invitation = getInvitation(w, input.invitationId);
   if (invitation === undefined || invitation.email !== user.email.toLowerCase() || !isInvitationLive(invitation, now)) {
     throw new FlagwireError('NOT_FOUND', notFoundDetail('invitation', input.invitationId));
   }
@@ -136,17 +140,17 @@ function requireOwnInvitation(w: StoreWriter, input: InvitationAnswerInput, now:
 /** Accepting makes the user a member with the invited role (a member already keeps their role). */
 export function invitationAccept(w: StoreWriter, input: InvitationAnswerInput, now: number): Membership {
   const { invitation, user } = requireOwnInvitation(w, input, now);
-  w.deleteInvitation(invitation);
-  const before = w.getRole(invitation.orgId, user.id) ?? null;
+  deleteInvitation(w, invitation);
+  const before = getRole(w, invitation.orgId, user.id) ?? null;
   const member: Membership = { orgId: invitation.orgId, userId: user.id, role: before ?? invitation.role };
-  w.putMember(member);
+  putMember(w, member);
   auditMembership(w, personOf(user), 'member.accept', member.orgId, `role of user:${user.id}`, { before, after: member.role }, now);
   return member;
 }
 
 export function invitationDecline(w: StoreWriter, input: InvitationAnswerInput, now: number): { declined: true } {
   const { invitation, user } = requireOwnInvitation(w, input, now);
-  w.deleteInvitation(invitation);
+  deleteInvitation(w, invitation);
   auditMembership(
     w,
     personOf(user),

@@ -1,12 +1,12 @@
 // Mail as a capability (src/capability/capability.ts): the outbox's commands (claimed, released and
 // recorded by the mailer, src/mail/mailer.ts), `mail list`, and the console's mail page.
-import { kMailRecords } from '../store/record-kinds.js';
+import { kMailRecords } from '../model-records/mail-records.js';
 import { defineCapability } from '../capability/capability.js';
 import { kMailCommands } from './command-table.js';
 
 export const kMail = defineCapability({
   name: 'mail',
-  databases: ['mail', 'mailDue'],
+  databases: ['mail'],
   records: [kMailRecords],
   commands: kMailCommands,
   cli: async () => (await import('./cli.js')).kMailCli,

@@ -2,6 +2,7 @@
 import { command, type CliCommand } from '../cli-command/cli-command.js';
 import { formatTime, indent, renderTable } from '../cli-command/output.js';
 import type { MailMessage } from '../model/mail.js';
+import { listMail } from '../model-records/mail-records.js';
 
 export function renderMail(messages: readonly MailMessage[]): string {
   if (messages.length === 0) return 'No mail.';
@@ -30,7 +31,7 @@ export const kMailCli: readonly CliCommand[] = [
     summary: 'the mail outbox (denial notices), oldest first -> {messages}',
     positionals: [],
     options: {},
-    run: (_args, ctx) => ctx.read((r) => ({ messages: r.listMail() })),
+    run: (_args, ctx) => ctx.read((r) => ({ messages: listMail(r) })),
     human: (result: { messages: MailMessage[] }) => renderMail(result.messages),
   }),
 ];

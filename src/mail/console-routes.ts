@@ -1,5 +1,5 @@
 // The console's mail page: the signed-in user's own mail.
-import { readableMail } from '../model/mail.js';
+import { readableMail } from '../model-records/mail-records.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { getOrg } from '../model-records/org-records.js';
 

@@ -4,6 +4,7 @@
 import { isPending, type MailMessage } from '../model/mail.js';
 import { afterFailure, type ClaimRequest, claimLease, type RetrySchedule, retryDelayMs } from '../outbox/outbox.js';
 import type { StoreWriter } from '../store/interfaces.js';
+import { getMail, putMail } from '../model-records/mail-records.js';
 
 export const kMaxMailAttempts = 12;
 
@@ -22,10 +23,10 @@ export function mailRetryDelayMs(attempts: number): number {
 
 /** The mailer of `nodeId` takes a due message for `claimMs`: null when it is sent, given up, not due or held by another node. */
 export function mailClaim(w: StoreWriter, input: { seq: number } & ClaimRequest, now: number): MailMessage | null {
-  const message = w.getMail(input.seq);
+  const message = getMail(w, input.seq);
   if (message === undefined || !isPending(message)) return null;
   const claimed = claimLease(message, input, now);
-  if (claimed !== null) w.putMail(claimed);
+  if (claimed !== null) putMail(w, claimed);
   return claimed;
 }
 
@@ -34,15 +35,15 @@ export function mailClaim(w: StoreWriter, input: { seq: number } & ClaimRequest,
  * outcome): the message is due again at once, for this node after its restart or for another node.
  */
 export function mailRelease(w: StoreWriter, input: { seq: number; nodeId: string }, now: number): MailMessage | null {
-  const message = w.getMail(input.seq);
+  const message = getMail(w, input.seq);
   if (message === undefined || !isPending(message) || message.claimedBy !== input.nodeId) return null;
   const released = { ...message, claimedBy: null, nextAttemptAt: now };
-  w.putMail(released);
+  putMail(w, released);
   return released;
 }
 
 export function mailResult(w: StoreWriter, input: { seq: number; error: string | null }, now: number): MailMessage | null {
-  const message = w.getMail(input.seq);
+  const message = getMail(w, input.seq);
   if (!message || message.sentAt !== null) return null;
   const attempts = message.attempts + 1;
   // claimedBy is cleared only on a message that was claimed: one never claimed keeps its shape.
@@ -53,6 +54,6 @@ export function mailResult(w: StoreWriter, input: { seq: number; error: string |
     const { retryAt, givenUp } = afterFailure(kMailSchedule, { attempts, queuedAt: message.at }, now);
     next = { ...message, ...free, attempts, lastError: input.error, nextAttemptAt: retryAt, failedAt: givenUp ? now : null };
   }
-  w.putMail(next);
+  putMail(w, next);
   return next;
 }

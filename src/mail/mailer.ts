@@ -24,6 +24,7 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { loadOnUse } from '../load-on-use.js';
 import { kMailCommands } from './command-table.js';
+import { listDueMail } from '../model-records/mail-records.js';
 
 export const kMailFrom = 'Flagwire <no-reply@flagwire.invalid>';
 /** nodemailer, loaded when a server is configured with SMTP (src/load-on-use.ts). */
@@ -119,7 +120,7 @@ export class Mailer {
     this.store.resetReadTxn();
     const now = this.clock.now();
     // Only the messages due: the outbox keeps every message ever queued, the index only those to send.
-    const due = this.store.listDueMail(now, kBatch);
+    const due = listDueMail(this.store, now, kBatch);
     for (const message of due) {
       if (this.stopping) return;
       // Claimed just before it is sent, not with the batch: a claim need only outlast one send.

@@ -7,8 +7,8 @@ import type { Org, User } from '../model/accounts.js';
 import type { Audience, Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { getOrg, getUser } from './org-records.js';
-import { getProject, getAudience } from './project-records.js';
+import { getOrg, getUser, kOrgRecords, kUserRecords } from './org-records.js';
+import { getProject, getAudience, kProjectRecords } from './project-records.js';
 import { getToken } from './token-records.js';
 
 /** What the look-ups read: the matching part of the store's StoreReader. */
@@ -27,6 +27,11 @@ export function notFoundDetail(kind: RecordKind, id: string): string {
 function found<T>(record: T | undefined, kind: RecordKind, id: string): T {
   if (record === undefined) throw new FlagwireError('NOT_FOUND', notFoundDetail(kind, id));
   return record;
+}
+
+/** Whether the store holds no configuration yet: no organisation, user or project (`serve --demo` seeds only such a store). */
+export function isEmptyStore(r: Pick<StoreReader, 'listKeyed'>): boolean {
+  return [kOrgRecords, kUserRecords, kProjectRecords].every((kind) => r.listKeyed<unknown>(kind, 1).length === 0);
 }
 
 export function requireProject(r: RecordReader, id: string): Project {

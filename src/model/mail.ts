@@ -1,7 +1,6 @@
-// The mail outbox: every message queued, with its delivery state, and who may read a message in the
-// web console. Plain data, like every record Flagwire keeps: the store writes them as they are and
-// they cross threads as is.
-import type { Role, User } from './accounts.js';
+// The mail outbox: every message queued, with its delivery state (who may read one in the web console:
+// src/model-records/mail-records.ts readableMail). Plain data, like every record Flagwire keeps: the
+// store writes them as they are and they cross threads as is.
 
 export interface MailMessage {
   seq: number;
@@ -28,7 +27,7 @@ export interface MailMessage {
   claimedBy?: string | null;
 }
 
-/** A message to queue (StoreWriter.appendMail numbers it): due at once, not yet tried. */
+/** A message to queue (appendMail, src/model-records/mail-records.ts, numbers it): due at once, not yet tried. */
 export function newMail(message: Pick<MailMessage, 'at' | 'to' | 'subject' | 'text'> & { orgId: string }): Omit<MailMessage, 'seq'> {
   return { ...message, sentAt: null, attempts: 0, nextAttemptAt: message.at, lastError: null, failedAt: null };
 }
@@ -36,24 +35,4 @@ export function newMail(message: Pick<MailMessage, 'at' | 'to' | 'subject' | 'te
 /** Still to send: neither sent nor given up. */
 export function isPending(message: MailMessage): boolean {
   return message.sentAt === null && message.failedAt === null;
-}
-
-/** What the rule reads: the matching part of the store's StoreReader. */
-export interface MailReader {
-  listMail(): MailMessage[];
-  getRole(orgId: string, userId: string): Role | undefined;
-}
-
-/**
- * The messages `user` may read, newest first: addressed to them (addresses compare without case) and
- * about an organisation they belong to now. Mail about an organisation they left stays unread until
- * they belong to it again; no one reads another person's mail, whatever organisations they share.
- * The one home of the rule: every view of mail asks it.
- */
-export function readableMail(r: MailReader, user: User): MailMessage[] {
-  const to = user.email.toLowerCase();
-  return r
-    .listMail()
-    .filter((m) => m.to.toLowerCase() === to && m.orgId !== undefined && r.getRole(m.orgId, user.id) !== undefined)
-    .reverse();
 }

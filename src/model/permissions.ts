@@ -7,7 +7,6 @@
 // (an Admin or Owner can). Whether the organisation's plan lets tokens change at all is a separate
 // rule (plans.ts: isManagementEligible), checked beside these.
 import type { Role } from './accounts.js';
-import type { Project } from './projects.js';
 import type { Token } from './tokens.js';
 
 /** A user's standing in a project: a role in its organisation, or `personal` for the owner of a personal project. */
@@ -114,16 +113,6 @@ export function canManageToken(
   userId: string,
 ): boolean {
   return can(role, verb === 'rotate' ? 'rotateToken' : 'revokeToken', { isCreator: token.createdBy === userId });
-}
-
-/** The user's standing in a project: their role in its organisation, `personal` for the owner of a personal project, else undefined. */
-export function projectRole(
-  r: { getRole(orgId: string, userId: string): Role | undefined },
-  project: Pick<Project, 'orgId' | 'ownerUserId'>,
-  userId: string,
-): ProjectRole | undefined {
-  if (project.orgId === null) return project.ownerUserId === userId ? 'personal' : undefined;
-  return r.getRole(project.orgId, userId);
 }
 
 /** Spelled as the refusals name a role: `is viewer`, `is not a member`. */

@@ -13,6 +13,8 @@ import { compileForm, FormText } from '../console-route/forms.js';
 import { kOrgCommands } from './command-table.js';
 import { getOrg, getUser } from '../model-records/org-records.js';
 import { listPersonalProjects, listOrgProjects } from '../model-records/project-records.js';
+import { listEmailInvitations, listOrgInvitations } from '../model-records/invitation-records.js';
+import { listMembers, listUserMemberships } from '../model-records/member-records.js';
 
 const kOrgForm = compileForm(Type.Object({ name: FormText }));
 /** The role is the writer's to check, as the CLI's --role. */
@@ -23,7 +25,7 @@ export function homeView(call: ApiCall) {
   const r = call.store;
   // The person's organisations through the index of their memberships, oldest first: a node of many
   // organisations never reads them all for one page.
-  const memberships = r.listUserMemberships(call.user.id).flatMap(({ orgId, role }) => {
+  const memberships = listUserMemberships(r, call.user.id).flatMap(({ orgId, role }) => {
     const org = getOrg(r, orgId);
     return org === undefined ? [] : [{ org, role }];
   });
@@ -40,8 +42,7 @@ export function homeView(call: ApiCall) {
       projects: listOrgProjects(r, org.id),
     }));
   const personal = listPersonalProjects(r, call.user.id);
-  const invitations = call.store
-    .listEmailInvitations(call.user.email)
+  const invitations = listEmailInvitations(call.store, call.user.email)
     .filter((i) => isInvitationLive(i, call.now))
     .map((i) => ({
       id: i.id,
@@ -56,12 +57,11 @@ export type HomeView = ReturnType<typeof homeView>;
 
 export function membersView(call: ApiCall) {
   const { org, role } = orgAccess(call.store, call.user, call.params.orgId!);
-  const members = call.store.listMembers(org.id).map((m) => ({ ...m, user: getUser(call.store, m.userId) ?? null }));
+  const members = listMembers(call.store, org.id).map((m) => ({ ...m, user: getUser(call.store, m.userId) ?? null }));
   const canManage = can(role, 'manageMembers');
   // Pending invitations name addresses: shown to those who may invite, as the writer's rule.
   const invitations = canManage
-    ? call.store
-        .listOrgInvitations(org.id)
+    ? listOrgInvitations(call.store, org.id)
         .filter((i) => isInvitationLive(i, call.now))
         .map(({ id, email, role: invited, expiresAt }) => ({ id, email, role: invited, expiresAt }))
     : [];

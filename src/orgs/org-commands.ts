@@ -12,6 +12,7 @@ import { lastOwnerRefusal } from './owners.js';
 import { listOrgProjects } from '../model-records/project-records.js';
 import { putOrg, findOrgByName, putUser, findUserByEmail } from '../model-records/org-records.js';
 import type { MemberAuditAction } from './audit-actions.js';
+import { getRole, putMember } from '../model-records/member-records.js';
 
 export interface OrgCreateInput {
   name: string;
@@ -45,7 +46,7 @@ export function orgCreate(w: StoreWriter, input: OrgCreateInput, now: number): O
     createdAt: now,
   };
   putOrg(w, org);
-  if (owner !== null) w.putMember({ orgId: org.id, userId: owner.id, role: 'owner' });
+  if (owner !== null) putMember(w, { orgId: org.id, userId: owner.id, role: 'owner' });
   return org;
 }
 
@@ -101,7 +102,7 @@ export function orgAddMember(w: StoreWriter, input: Membership & { principal: Pr
   requireOrg(w, input.orgId);
   requireUser(w, input.userId);
   const role = requireRole(input.role);
-  const before = w.getRole(input.orgId, input.userId) ?? null;
+  const before = getRole(w, input.orgId, input.userId) ?? null;
   const member: Membership = { orgId: input.orgId, userId: input.userId, role };
   if (person !== null) {
     checkRoleChange(w, member, person.userId);
@@ -116,7 +117,7 @@ export function orgAddMember(w: StoreWriter, input: Membership & { principal: Pr
   if (refusal !== null) throw new FlagwireError('INVALID_REQUEST', refusal);
   if (person !== null && before !== member.role)
     auditMembership(w, person, 'member.role', member.orgId, `role of user:${member.userId}`, { before, after: member.role }, now);
-  w.putMember(member);
+  putMember(w, member);
   return member;
 }
 
@@ -163,7 +164,7 @@ export function auditOrg(
 
 /** The acting user may give `role` in the organisation: an Admin or Owner, and only an Owner gives Owner. */
 export function checkMayGiveRole(w: StoreWriter, orgId: string, actingUserId: string, role: Role): Role {
-  const acting = w.getRole(orgId, actingUserId);
+  const acting = getRole(w, orgId, actingUserId);
   if (acting === undefined || !can(acting, 'manageMembers')) {
     throw new FlagwireError(
       'FORBIDDEN',
@@ -177,7 +178,7 @@ export function checkMayGiveRole(w: StoreWriter, orgId: string, actingUserId: st
 
 function checkRoleChange(w: StoreWriter, input: Membership, actingUserId: string): void {
   const acting = checkMayGiveRole(w, input.orgId, actingUserId, input.role);
-  const current = w.getRole(input.orgId, input.userId);
+  const current = getRole(w, input.orgId, input.userId);
   if (current === 'owner' && !can(acting, 'grantOwner')) {
     throw new FlagwireError('FORBIDDEN', 'Only an Owner may give or take the Owner role.');
   }

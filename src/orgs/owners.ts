@@ -6,14 +6,15 @@
 // Owner until one is added (org add-member), and a write check sees only the store as the command left it.
 import type { Role } from '../model/accounts.js';
 import type { StoreReader } from '../store/interfaces.js';
+import { getRole, listMembers } from '../model-records/member-records.js';
 
 /**
  * Why giving `userId` the role `next` in `orgId` (null: ending their membership) would leave the
  * organisation without an Owner, or null when it keeps one. Only the last Owner's own change is refused.
  */
 export function lastOwnerRefusal(r: StoreReader, orgId: string, userId: string, next: Role | null): string | null {
-  if (next === 'owner' || r.getRole(orgId, userId) !== 'owner') return null;
-  if (r.listMembers(orgId).some((m) => m.role === 'owner' && m.userId !== userId)) return null;
+  if (next === 'owner' || getRole(r, orgId, userId) !== 'owner') return null;
+  if (listMembers(r, orgId).some((m) => m.role === 'owner' && m.userId !== userId)) return null;
   const change = next === null ? 'remove them' : `make them ${next === 'admin' ? 'an' : 'a'} ${next}`;
   return `An organisation keeps at least one Owner: make someone else Owner first. User ${userId} is the last Owner of organisation ${orgId}, and this would ${change}.`;
 }

@@ -15,6 +15,7 @@ import { listFlags, putFlag } from '../flag-records/flag-store.js';
 import { getOrg } from '../model-records/org-records.js';
 import { putProject, listPersonalProjects, listOrgProjects, listAudiences, putAudience } from '../model-records/project-records.js';
 import type { ProjectAuditAction } from './audit-actions.js';
+import { getRole } from '../model-records/member-records.js';
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
@@ -73,7 +74,7 @@ export function projectCreate(w: StoreWriter, input: ProjectCreateInput, now: nu
 function checkMayCreateProject(w: StoreWriter, orgId: string | undefined, userId: string): void {
   requireUser(w, userId);
   if (orgId === undefined) throw new FlagwireError('INVALID_REQUEST', 'the web console creates projects of organisations only');
-  const role = w.getRole(orgId, userId);
+  const role = getRole(w, orgId, userId);
   if (role === undefined || !can(role, 'manageMembers')) {
     throw new FlagwireError(
       'FORBIDDEN',

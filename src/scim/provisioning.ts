@@ -21,6 +21,8 @@ import { kScimGroupRecords, kScimUserRecords, orgUsersBy, type ScimGroup, type S
 import { listOrgProjects } from '../model-records/project-records.js';
 import { putToken, listTokens } from '../model-records/token-records.js';
 import { putUser, findUserByEmail } from '../model-records/org-records.js';
+import { deleteMember, getRole, listUserMemberships, putMember } from '../model-records/member-records.js';
+import { deleteSession, listUserSessions } from '../model-records/session-records.js';
 
 /** Bounds on what one organisation's identity provider may store here. */
 export const kMaxScimUsers = 10_000;
@@ -74,7 +76,7 @@ export function createUser(w: StoreWriter, settings: ScimSettings, state: UserSt
     putUser(w, person);
   } else if (w.getKeyed(kScimUserRecords, `${orgId}/${person.id}`) !== undefined) {
     throw scimRefusal('uniqueness', `The person with e-mail address ${email} is provisioned here already (${person.id}).`);
-  } else if (w.getRole(orgId, person.id) === undefined) {
+  } else if (getRole(w, orgId, person.id) === undefined) {
     // An account is its person's: an organisation links only someone who joined it (an invitation they
     // accepted), never another organisation's member found by address, whom it could then sign out,
     // lock out of their password and sign in as through an identity provider it controls.
@@ -85,8 +87,8 @@ export function createUser(w: StoreWriter, settings: ScimSettings, state: UserSt
   }
   const user: ScimUser = { orgId, id: person.id, ...state, created: now, lastModified: now, version: 1 };
   const actor = scimActor(orgId);
-  if (user.active && w.getRole(orgId, user.id) === undefined) {
-    w.putMember({ orgId, userId: user.id, role: kBaseRole });
+  if (user.active && getRole(w, orgId, user.id) === undefined) {
+    putMember(w, { orgId, userId: user.id, role: kBaseRole });
     auditMembership(w, actor, 'member.role', orgId, `role of user:${user.id}`, { before: null, after: kBaseRole }, now);
   }
   if (!user.active) deprovision(w, user, now);
@@ -105,7 +107,7 @@ export function updateUser(w: StoreWriter, settings: ScimSettings, before: ScimU
     auditOrg(w, actor, 'scim.user.deactivate', before.orgId, { [`user:${before.id}`]: { before: true, after: false } }, now);
   } else if (!before.active && after.active) {
     const role = roleFromGroups(w, settings, before.id) ?? kBaseRole;
-    w.putMember({ orgId: before.orgId, userId: before.id, role });
+    putMember(w, { orgId: before.orgId, userId: before.id, role });
     auditMembership(w, actor, 'member.role', before.orgId, `role of user:${before.id}`, { before: null, after: role }, now);
     auditOrg(w, actor, 'scim.user.reactivate', before.orgId, { [`user:${before.id}`]: { before: false, after: true } }, now);
   }
@@ -151,19 +153,19 @@ export function deleteUser(w: StoreWriter, user: ScimUser, now: number): void {
  */
 function deprovision(w: StoreWriter, user: ScimUser, now: number): void {
   const orgId = user.orgId;
-  const role = w.getRole(orgId, user.id);
+  const role = getRole(w, orgId, user.id);
   const lastOwner = lastOwnerRefusal(w, orgId, user.id, null);
   if (lastOwner !== null) throw scimRefusal('mutability', `${user.userName}: ${lastOwner}`);
   if (role !== undefined) {
-    w.deleteMember({ orgId, userId: user.id });
+    deleteMember(w, { orgId, userId: user.id });
     auditMembership(w, scimActor(orgId), 'member.role', orgId, `role of user:${user.id}`, { before: role, after: null }, now);
   }
   // Their sessions signed in through this organisation's identity provider end. A session signed in
   // with a password ends only where the person has no other organisation left: it reaches this one no
   // more (the membership is gone), and their other organisations are not this one's to sign them out of.
-  const elsewhere = w.listUserMemberships(user.id).some((m) => m.orgId !== orgId);
-  for (const session of w.listUserSessions(user.id)) {
-    if (session.orgId === orgId || (session.orgId === undefined && !elsewhere)) w.deleteSession(session);
+  const elsewhere = listUserMemberships(w, user.id).some((m) => m.orgId !== orgId);
+  for (const session of listUserSessions(w, user.id)) {
+    if (session.orgId === orgId || (session.orgId === undefined && !elsewhere)) deleteSession(w, session);
   }
   const reason = `its creator ${user.userName} was deprovisioned by the organisation's identity provider (SCIM)`;
   for (const project of listOrgProjects(w, orgId)) {
@@ -204,13 +206,13 @@ export function applyGroupRoles(w: StoreWriter, settings: ScimSettings, userIds:
   const orgId = settings.orgId;
   for (const userId of new Set(userIds)) {
     const user = w.getKeyed(kScimUserRecords, `${orgId}/${userId}`);
-    const current = w.getRole(orgId, userId);
+    const current = getRole(w, orgId, userId);
     if (user === undefined || !user.active || current === undefined) continue;
     const role = roleFromGroups(w, settings, userId) ?? kBaseRole;
     if (role === current) continue;
     const lastOwner = lastOwnerRefusal(w, orgId, userId, role);
     if (lastOwner !== null) throw scimRefusal('mutability', `${user.userName}: ${lastOwner}`);
-    w.putMember({ orgId, userId, role });
+    putMember(w, { orgId, userId, role });
     auditMembership(w, scimActor(orgId), 'member.role', orgId, `role of user:${userId}`, { before: current, after: role }, now);
   }
 }

@@ -25,6 +25,7 @@ import {
 } from './provisioning.js';
 import { kScimGroupRecords, kScimSettingsRecords, kScimUserRecords, type ScimGroup, type ScimSettings } from './records.js';
 import { groupResource, groupStateOf, type GroupResource, type UserResource, userResource, userStateOf } from './resources.js';
+import { getRole } from '../model-records/member-records.js';
 
 /** A SCIM secret's prefix (src/model/ids.ts newSecret): never taken for an API token, a relay key or a client key. */
 export const kScimSecretPrefix = 'fws';
@@ -44,7 +45,7 @@ export function settingsView(s: ScimSettings): ScimSettingsView {
 function requireOwner(w: StoreWriter, orgId: string, principal: Principal, doing: string) {
   requireOrg(w, orgId);
   const person = personOrOperator(w, principal, doing);
-  if (person !== null && w.getRole(orgId, person.userId) !== 'owner')
+  if (person !== null && getRole(w, orgId, person.userId) !== 'owner')
     throw new FlagwireError('FORBIDDEN', `Only an Owner of organisation ${orgId} may ${doing}; user ${person.userId} is not one.`);
   return person ?? { id: 'console', name: 'console', environments: [] };
 }

@@ -25,6 +25,7 @@ import { listenExclusive, portsProblem } from './listen.js';
 import { createLogger } from './logger.js';
 import { randomId } from '../model/ids.js';
 import { hashPassword, kPasswordCost } from '../model/passwords.js';
+import { isEmptyStore } from '../model-records/lookups.js';
 
 export interface RunningServer {
   port: number;
@@ -175,7 +176,7 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
  */
 async function seedIfDemo(config: Readonly<Config>, options: StartOptions, store: Store, writer: WriterClient) {
   if (!options.demo) return { seed: null, demoPassword: null };
-  const seedable = config.databaseUrl !== null || store.isEmpty();
+  const seedable = config.databaseUrl !== null || isEmptyStore(store);
   const demoPassword = seedable ? randomId(16) : null;
   const seed = await writer.call(
     kWriterCommands.seedDemo,

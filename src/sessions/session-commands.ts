@@ -7,6 +7,7 @@ import { requireUser } from '../model-records/lookups.js';
 import { isPasswordHash } from '../model/passwords.js';
 import type { Session } from '../model/sessions.js';
 import type { StoreWriter } from '../store/interfaces.js';
+import { deleteSession, getSession, listUserSessions, putCredential, putSession } from '../model-records/session-records.js';
 
 /** `user password`: stores the hash and ends every session of the user (a new password signs everyone out). */
 export function userPassword(
@@ -18,9 +19,9 @@ export function userPassword(
   if (typeof input.passwordHash !== 'string' || !isPasswordHash(input.passwordHash)) {
     throw new FlagwireError('INVALID_REQUEST', 'the password hash is not one Flagwire made');
   }
-  w.putCredential({ userId: user.id, passwordHash: input.passwordHash, updatedAt: now });
-  const sessions = w.listUserSessions(user.id);
-  for (const session of sessions) w.deleteSession(session);
+  putCredential(w, { userId: user.id, passwordHash: input.passwordHash, updatedAt: now });
+  const sessions = listUserSessions(w, user.id);
+  for (const session of sessions) deleteSession(w, session);
   return { userId: user.id, updatedAt: now, sessionsEnded: sessions.length };
 }
 
@@ -39,12 +40,12 @@ export function sessionStart(w: StoreWriter, input: SessionStartInput, now: numb
     throw new FlagwireError('INVALID_REQUEST', 'a session needs the SHA-256 of its id and an expiry in the future');
   }
   const live: Session[] = [];
-  for (const old of w.listUserSessions(user.id)) {
-    if (old.expiresAt <= now) w.deleteSession(old);
+  for (const old of listUserSessions(w, user.id)) {
+    if (old.expiresAt <= now) deleteSession(w, old);
     else live.push(old);
   }
   live.sort((a, b) => a.createdAt - b.createdAt);
-  for (const old of live.slice(0, Math.max(0, live.length - (kMaxSessionsPerUser - 1)))) w.deleteSession(old);
+  for (const old of live.slice(0, Math.max(0, live.length - (kMaxSessionsPerUser - 1)))) deleteSession(w, old);
   const session: Session = {
     idHash: input.idHash,
     userId: user.id,
@@ -53,13 +54,13 @@ export function sessionStart(w: StoreWriter, input: SessionStartInput, now: numb
     expiresAt: input.expiresAt,
   };
   if (input.orgId !== undefined) session.orgId = input.orgId;
-  w.putSession(session);
+  putSession(w, session);
   return { expiresAt: input.expiresAt };
 }
 
 /** Sign-out: the session is gone from the store, so its cookie is refused everywhere from now on. */
 export function sessionEnd(w: StoreWriter, input: { idHash: string }): { ended: boolean } {
-  const session = w.getSession(input.idHash);
-  if (session !== undefined) w.deleteSession(session);
+  const session = getSession(w, input.idHash);
+  if (session !== undefined) deleteSession(w, session);
   return { ended: session !== undefined };
 }

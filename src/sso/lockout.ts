@@ -7,7 +7,8 @@ import type { WrittenChange } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import type { Membership, User } from '../model/accounts.js';
 import type { Credential } from '../model/sessions.js';
-import { kCredentialRecords, kMemberRecords } from '../store/record-kinds.js';
+import { getRole, kMemberRecords } from '../model-records/member-records.js';
+import { getCredential, kCredentialRecords } from '../model-records/session-records.js';
 import { kUserRecords } from '../model-records/org-records.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kSsoSettingsRecords, type SsoSettings } from './records.js';
@@ -18,7 +19,7 @@ import { kSsoSettingsRecords, type SsoSettings } from './records.js';
  */
 export function passwordSignInRefusal(r: StoreReader, userId: string, ssoOnly: readonly SsoSettings[] = ssoOnlySettings(r)): string | null {
   for (const settings of ssoOnly) {
-    if (settings.breakGlassUserId === userId || r.getRole(settings.orgId, userId) === undefined) continue;
+    if (settings.breakGlassUserId === userId || getRole(r, settings.orgId, userId) === undefined) continue;
     return `Organisation ${settings.orgId} signs in with single sign-on only: sign in through its identity provider (/console/sso/${settings.orgId}/start).`;
   }
   return null;
@@ -39,9 +40,9 @@ function lockOutProblem(r: StoreReader, settings: SsoSettings, ssoOnly: readonly
   if (userId === null)
     return `Single sign-on only needs a break-glass Owner (breakGlassUserId) who keeps signing in with a password, so that organisation ${org} is never locked out.`;
   const named = `the break-glass Owner of organisation ${org} (user ${userId})`;
-  if (r.getRole(org, userId) !== 'owner')
+  if (getRole(r, org, userId) !== 'owner')
     return `${named} must stay an Owner while its sign-in is single sign-on only: name another break-glass Owner first, or turn SSO only off.`;
-  if (r.getCredential(userId) === undefined)
+  if (getCredential(r, userId) === undefined)
     return `${named} has no password: set one (flagwire user password) before sign-in becomes single sign-on only.`;
   const elsewhere = passwordSignInRefusal(r, userId, ssoOnly);
   if (elsewhere !== null)
@@ -109,6 +110,6 @@ function organisationsDue(
     const owner = settings.breakGlassUserId;
     if (settingsChanged.includes(settings.orgId)) return true;
     if (owner === null) return false;
-    return people.has(owner) || settingsChanged.some((orgId) => r.getRole(orgId, owner) !== undefined);
+    return people.has(owner) || settingsChanged.some((orgId) => getRole(r, orgId, owner) !== undefined);
   });
 }

@@ -11,10 +11,11 @@ import { kSsoSettingsRecords } from './records.js';
 import { SsoRemoved, SsoSettingsPatch, SsoSettingsView } from './schemas.js';
 import { ssoView } from './sso-commands.js';
 import { kSsoCommands } from './command-table.js';
+import { getRole } from '../model-records/member-records.js';
 
 /** The organisation of the token's project, where the token's creator is its Owner. */
 function ownersOrg(store: StoreReader, auth: AuthContext): string {
-  if (store.getRole(auth.org.id, auth.token.createdBy) !== 'owner')
+  if (getRole(store, auth.org.id, auth.token.createdBy) !== 'owner')
     throw new FlagwireError(
       'FORBIDDEN',
       `Single sign-on is an Owner's to see and change: this token's creator (${auth.token.createdBy}) is not an Owner of organisation ${auth.org.id}.`,

@@ -18,6 +18,7 @@ import { lastOwnerRefusal } from '../orgs/owners.js';
 import { kSsoFlowRecords, kSsoIdentityRecords, kSsoSettingsRecords, type SsoSettings, type SsoUsedState } from './records.js';
 import { SsoSettingsPatch, type SsoSettingsView } from './schemas.js';
 import { putUser, findUserByEmail } from '../model-records/org-records.js';
+import { getRole, putMember } from '../model-records/member-records.js';
 
 /** How long a sign-in may take at the identity provider. */
 export const kFlowMs = 10 * 60 * 1000;
@@ -59,7 +60,7 @@ function requireOwner(w: StoreWriter, orgId: string, principal: Principal, now: 
   if (principal.kind === 'token') {
     const { token, project } = authorizeTokenWrite(w, principal.tokenId, now);
     if (project.orgId !== orgId) throw new FlagwireError('FORBIDDEN', `This token's project is not of organisation ${orgId}.`);
-    if (w.getRole(orgId, token.createdBy) !== 'owner')
+    if (getRole(w, orgId, token.createdBy) !== 'owner')
       throw new FlagwireError(
         'FORBIDDEN',
         `Single sign-on is an Owner's to change: this token's creator (${token.createdBy}) is not an Owner of organisation ${orgId}.`,
@@ -67,7 +68,7 @@ function requireOwner(w: StoreWriter, orgId: string, principal: Principal, now: 
     return tokenActor(token);
   }
   const person = personOrOperator(w, principal, 'change single sign-on');
-  if (person !== null && w.getRole(orgId, person.userId) !== 'owner')
+  if (person !== null && getRole(w, orgId, person.userId) !== 'owner')
     throw new FlagwireError(
       'FORBIDDEN',
       `Only an Owner of organisation ${orgId} may change single sign-on; user ${person.userId} is not one.`,
@@ -115,7 +116,7 @@ export function ssoSet(
   const breakGlassUserId = patch.breakGlassUserId === undefined ? (before?.breakGlassUserId ?? null) : patch.breakGlassUserId;
   if (breakGlassUserId !== null && patch.breakGlassUserId !== undefined) {
     requireUser(w, breakGlassUserId);
-    if (w.getRole(input.orgId, breakGlassUserId) !== 'owner')
+    if (getRole(w, input.orgId, breakGlassUserId) !== 'owner')
       throw new FlagwireError(
         'INVALID_REQUEST',
         `The break-glass user ${breakGlassUserId} must be an Owner of organisation ${input.orgId}.`,
@@ -224,7 +225,7 @@ export function ssoSignIn(w: StoreWriter, input: SsoSignInInput, now: number): {
   const user = linked !== undefined ? requireUser(w, linked.userId) : findOrMakePerson(w, settings, input, scim, now);
   // A subject recorded before is still only a member's: one removed (by an Admin, or deprovisioned by
   // SCIM: active false or DELETE) signs in no more, though the identity provider still vouches for them.
-  if (w.getRole(input.orgId, user.id) === undefined)
+  if (getRole(w, input.orgId, user.id) === undefined)
     throw new FlagwireError(
       'FORBIDDEN',
       scim
@@ -247,7 +248,7 @@ function findOrMakePerson(w: StoreWriter, settings: SsoSettings, input: SsoSignI
   const found = findUserByEmail(w, email);
   if (found !== undefined) {
     // A person's session reaches every organisation of theirs: an identity provider signs in only its own members.
-    if (w.getRole(orgId, found.id) !== undefined) return found;
+    if (getRole(w, orgId, found.id) !== undefined) return found;
     throw new FlagwireError(
       'FORBIDDEN',
       `${email} has a Flagwire account that is not a member of organisation ${orgId}: an Owner invites them first (an identity provider never signs in a person of other organisations).`,
@@ -263,7 +264,7 @@ function findOrMakePerson(w: StoreWriter, settings: SsoSettings, input: SsoSignI
   const user: User = { id: `usr_${randomId(12)}`, email, name: (input.name ?? email.split('@')[0]!).slice(0, 100), createdAt: now };
   putUser(w, user);
   const role = highestMappedRole(settings.groupRoles, input.groups) ?? 'viewer';
-  w.putMember({ orgId, userId: user.id, role });
+  putMember(w, { orgId, userId: user.id, role });
   auditOrg(w, ssoActor(orgId), 'sso.member.create', orgId, { [`user:${user.id}`]: { before: null, after: { email, role } } }, now);
   return user;
 }
@@ -274,11 +275,11 @@ function findOrMakePerson(w: StoreWriter, settings: SsoSettings, input: SsoSignI
  */
 function applyGroups(w: StoreWriter, settings: SsoSettings, userId: string, groups: readonly string[], now: number): void {
   const orgId = settings.orgId;
-  const current = w.getRole(orgId, userId);
+  const current = getRole(w, orgId, userId);
   const role: Role = highestMappedRole(settings.groupRoles, groups) ?? 'viewer';
   if (current === undefined || current === role || settings.breakGlassUserId === userId) return;
   // A sign-in is not refused for it: the last Owner signs in and keeps the role (owners.ts).
   if (lastOwnerRefusal(w, orgId, userId, role) !== null) return;
-  w.putMember({ orgId, userId, role });
+  putMember(w, { orgId, userId, role });
   auditMembership(w, ssoActor(orgId), 'member.role', orgId, `role of user:${userId}`, { before: current, after: role }, now);
 }

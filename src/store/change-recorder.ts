@@ -1,4 +1,4 @@
-// Change recording: while LmdbStore.rehearse or commitEach runs, each record write (lmdb-records.ts)
+// Change recording: while LmdbStore.rehearse or commitEach runs, each record write (lmdb-keyed.ts)
 // hands the change it made to the recorder, which collects them as the change set of a revision
 // (changes.ts): the one PostgreSQL's write path commits, or the one the embedded write path logs
 // (change-log.ts). Otherwise the recorder is idle and a write records nothing.

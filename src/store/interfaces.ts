@@ -1,12 +1,8 @@
 // The store as the rest of Flagwire sees it: record-level reads and writes, the transactions writes
 // run in, and readers that renew their snapshot. Code above src/store depends on these interfaces;
 // the LMDB implementation (lmdb-store.ts) is named only where a process opens its store.
-import type { Membership, Role } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
 import type { FlagState } from '../model/flags.js';
-import type { Invitation } from '../model/invitations.js';
-import type { MailMessage } from '../model/mail.js';
-import type { Credential, Session } from '../model/sessions.js';
 import type { Change, LoggedChange, Revision } from './changes.js';
 
 /** The detail of a write whose commit failed (the writer answers it 503; the console exits 1). */
@@ -47,12 +43,6 @@ export interface StoreReader {
    */
   source(): string;
   schemaVersion(): number;
-  isDemoSeeded(): boolean;
-  isEmpty(): boolean;
-  getRole(orgId: string, userId: string): Role | undefined;
-  listMembers(orgId: string): Membership[];
-  /** The organisations a user belongs to, with their role (in no particular order). */
-  listUserMemberships(userId: string): Membership[];
   /**
    * How a change kind bears on an environment's state (the store's layout: interfaces.ts: EnvironmentBearing);
    * undefined: not at all. A store opened without its layout knows none, and throws.
@@ -73,8 +63,8 @@ export interface StoreReader {
   listAuditAfter(afterSeq: number, limit: number): AuditEntry[];
   /** A record of a simple kind (keyedRecords) by its key; undefined when absent (or its database is not in the file). */
   getKeyed<V>(kind: KeyedKind<V>, key: string): V | undefined;
-  /** Every record of a simple kind, in key order. */
-  listKeyed<V>(kind: KeyedKind<V>): V[];
+  /** Every record of a simple kind (or the first `limit`), in key order. */
+  listKeyed<V>(kind: KeyedKind<V>, limit?: number): V[];
   /**
    * The records of a simple kind that its lookup `index` (KeyedKind.indexes) files under `key` (its first
    * parts, or all of them), in the lookup's order: by the parts that follow, then by record key.
@@ -84,22 +74,6 @@ export interface StoreReader {
   lookupEntries<V>(kind: KeyedKind<V>, index: string, key: LookupKey, range?: LookupRange): LookupEntry[];
   /** What a tallied lookup (Lookup.tallied) holds under the first part `first`. */
   tallyOf<V>(kind: KeyedKind<V>, index: string, first: LookupPart): LookupTally;
-  /** Every message of the outbox, oldest first. */
-  listMail(): MailMessage[];
-  getMail(seq: number): MailMessage | undefined;
-  /** Up to `limit` messages still to send whose next attempt is due at `now`, earliest due first. */
-  listDueMail(now: number, limit: number): MailMessage[];
-  /** The user's console password hash, if one was set. */
-  getCredential(userId: string): Credential | undefined;
-  /** A console session by the hash of its id (expired ones included: the caller checks expiresAt). */
-  getSession(idHash: string): Session | undefined;
-  /** Every stored session of the user, expired ones included. */
-  listUserSessions(userId: string): Session[];
-  /** Invitations, expired ones included (the caller checks expiresAt), oldest first in each list. */
-  getInvitation(id: string): Invitation | undefined;
-  listOrgInvitations(orgId: string): Invitation[];
-  /** Addressed to `email`, compared without case. */
-  listEmailInvitations(email: string): Invitation[];
 }
 
 /**
@@ -138,7 +112,16 @@ export interface KeyedKind<V> {
   readonly relayed: boolean;
   /** A kind not relayed whose writes move configSeq all the same (users: StoreReader.configSeq names them). */
   readonly configuration?: boolean;
+  /**
+   * The record's key: one string, the same in LMDB and in PostgreSQL's table of current records. A key of
+   * several parts is their compositeKey (record-kinds.ts); a number is its decimal string.
+   */
   key(value: V): string;
+  /**
+   * A kind numbered in sequence (mail): the record's number. StoreWriter.nextSeq gives the next one, and
+   * every write of a record (a copy's too) raises the sequence to it.
+   */
+  sequence?(value: V): number;
   /**
    * Lookups the store keeps of the kind's records, kept in the transaction of every write (keyedRecords'
    * layout), by lookup name. Read with StoreReader.listKeyedBy, lookupEntries and tallyOf.
@@ -217,9 +200,6 @@ export interface LookupTally {
 }
 
 export interface StoreWriter extends StoreReader {
-  putMember(member: Membership): void;
-  /** Ends a membership; nothing when there is none. */
-  deleteMember(member: Pick<Membership, 'orgId' | 'userId'>): void;
   appendAudit(entry: NewAuditEntry): AuditEntry;
   /**
    * A record of a simple kind (keyedRecords), recorded as its kind's change. Moves configSeq only for a
@@ -228,18 +208,10 @@ export interface StoreWriter extends StoreReader {
   putKeyed<V>(kind: KeyedKind<V>, value: V): void;
   /** Deletes a record of a simple kind (the one stored under its key), recorded as its kind's removal; nothing when there is none. */
   deleteKeyed<V>(kind: KeyedKind<V>, value: V): void;
-  appendMail(message: Omit<MailMessage, 'seq'>): MailMessage;
-  putMail(message: MailMessage): void;
-  markDemoSeeded(at: number): void;
-  /** Credentials and sessions do not move configSeq: nothing derived from them is cached. */
-  putCredential(credential: Credential): void;
-  putSession(session: Session): void;
-  deleteSession(session: Session): void;
-  /** Invitations do not move configSeq either: no reader caches them. */
-  putInvitation(invitation: Invitation): void;
+  /** The number the next record of a kind numbered in sequence (KeyedKind.sequence) takes: one above every one written. */
+  nextSeq<V>(kind: KeyedKind<V>): number;
   /** Runs `fn`, returning what it returned and the audit entries it appended (the webhook outbox's input). */
   collectAudit<T>(fn: () => T): { value: T; entries: AuditEntry[] };
-  deleteInvitation(invitation: Invitation): void;
   /**
    * Runs `fn` in a nested transaction and hands what it wrote to `review`, which reads the store as `fn`
    * left it: `review` false keeps the writes; true rolls them back (nothing of them is written or
@@ -341,6 +313,11 @@ export interface StoreCopy extends Store {
   markRelayCopy(): void;
   /** Marks this store as the copy of system of record `source` at `revision`. */
   adoptAsCopy(source: string, revision: number): void;
+  /**
+   * Whether it holds records of its own: any record of a kind that is configuration (relayed, or
+   * KeyedKind.configuration). A data dir that does not may become a copy (its first full copy replaces it).
+   */
+  holdsConfiguration(): boolean;
 }
 
 /**

@@ -1,5 +1,5 @@
 // The lookups of the simple kinds (KeyedKind.indexes) as the LMDB store keeps them, in the transaction
-// of every write of their records (lmdb-records.ts):
+// of every write of their records (lmdb-keyed.ts):
 //   keyedIndexes  [kind, lookup, ...the key's parts, record key] -> the record's weight, or null
 //   keyedTallies  [kind, lookup, the key's first part] -> { count, weight } (tallied lookups only)
 // A range of a lookup is read from its entries in key order (ordered-binary: numbers before strings),

@@ -1,11 +1,12 @@
 // The LMDB layout: database names, key formats, the schema version. Shared by opening the file
-// (open.ts: schema check, migration) and the reads and writes (lmdb-records.ts, lmdb-replica.ts); no
+// (open.ts: schema check, migration) and the reads and writes (lmdb-keyed.ts, lmdb-replica.ts); no
 // code outside src/store knows any of it.
 //
 // Layout (one LMDB environment, named sub-databases, msgpack values):
 //   meta             'schemaVersion' -> number, 'configSeq' -> number (bumped by every write txn that
-//                    changes what readers cache: orgs, users, members, projects, audiences, tokens and
-//                    the relayed kinds), 'auditSeq' / 'mailSeq' -> last sequence numbers, 'demoSeeded' -> number
+//                    changes what readers cache: the relayed kinds and the configuration ones, users and
+//                    memberships), '<kind>Seq' -> the last number of a kind numbered in sequence
+//                    (sequenceKey: 'auditSeq', 'mailSeq')
 //                    With PostgreSQL as the system of record (src/store/pg/), this file is the node's
 //                    copy: 'revision' -> the last revision applied, 'replicaOf' -> that database's id
 //                    'fileId' -> this file's own id: the source its relays name while it is no copy
@@ -13,38 +14,20 @@
 //                    'changeLogBytes' -> number         change-log.ts), and the bytes of them all
 //                    'keyedLookups' -> the lookups the file holds (keyed-lookups.ts declaredLookups)
 //   keyedIndexes     [kind, lookup, ...key parts, record key] -> weight | null (the lookups the simple
-//                    kinds and projects declare: KeyedKind.indexes, kept by every write and deletion; the store's own;
+//                    kinds declare: KeyedKind.indexes, kept by every write and deletion; the store's own;
 //                    an open for writing that declares other lookups than meta names builds them anew:
 //                    open.ts settleLookups)
 //   keyedTallies     [kind, lookup, first key part] -> { count, weight } (the tallied lookups' tallies)
-//   (a simple kind)  key -> record: each kind the capabilities declare with keyedRecords, in a database
-//                    of its own that its capability names (record-kinds.ts keyedRecords): among them
-//                    src/model-records' orgs, users, projects, audiences, tokens and activity, each
-//                    under its id (isEmpty reads the first three, a node's configuration)
-//   members          [orgId, userId] -> Role
+//   (a simple kind)  key -> record: each kind its owner declares with keyedRecords, in a database of its
+//                    own that its owner names (record-kinds.ts keyedRecords), under the string its kind's
+//                    key() gives (compositeKey for a key of several parts)
 //   audit            [projectId, seq] -> AuditEntry
-//   mail             seq -> MailMessage                    (every message, kept: `mail list`)
-//   mailDue          [nextAttemptAt, seq] -> null          (messages still to send: not sent, not given
-//                                                           up; the mailer's poll reads only these)
-//   auth             ['credential', userId] -> Credential  (web console sign-in; none of it moves
-//                    ['session', idHash] -> Session         configSeq: no reader caches it)
-//                    ['userSession', userId, idHash] -> null (a user's sessions, to end them all)
-//                    ['userEmail', lowercased e-mail, userId] -> null (before schema 19: the user kind's lookup now)
-//                    ['userOrg', userId, orgId] -> null (a user's organisations: the console's home; derived
-//                                                        from members)
-//                    ['invitation', id] -> Invitation       (to an organisation; no schema change: an
-//                    ['orgInvitation', orgId, id] -> null    older Flagwire reads none of these keys)
-//                    ['emailInvitation', lowercased e-mail, id] -> null
 // Before schema 15, two databases held several kinds under tagged keys ([tag, id] -> record, with
-// entries derived from them): kRetiredDatabases says which, and where their records went.
+// entries derived from them): kRetiredDatabases says which, and where their records went. Before
+// schema 20, kinds with layouts of their own: kMovedDatabases.
 import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
-import type { Membership, Org, Role, User } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Invitation } from '../model/invitations.js';
-import type { MailMessage } from '../model/mail.js';
-import type { Project } from '../model/projects.js';
-import type { Credential, Session } from '../model/sessions.js';
 import type { LookupPart, LookupTally } from './interfaces.js';
 
 export const kFileName = 'flagwire.mdb';
@@ -85,8 +68,10 @@ export function dataFilePath(dataDir: string): string {
  * 18: tokens in the token kind's lookups (by project, by secret's hash), projectIndex and tokenHashes
  * dropped (kDroppedDatabases), for the same reason.
  * 19: users by e-mail in the user kind's lookup, no longer in auth ('userEmail'), for the same reason.
+ * 20: memberships, mail, credentials, sessions, invitations and the demo seed's mark in the keyed layout,
+ * each kind in a database of its own and its lookups (kMovedDatabases), for the same reason.
  */
-export const kSchemaVersion = 19;
+export const kSchemaVersion = 20;
 
 /**
  * Named databases an environment may open: the layout's (35 in November 2026), with room for
@@ -95,45 +80,15 @@ export const kSchemaVersion = 19;
  */
 export const kMaxDbs = 48;
 
-/** Keys of the auth database: one database for both record kinds keeps the file within its 16 named databases. */
-export type AuthKey =
-  | ['credential', string]
-  | ['session', string]
-  | ['userSession', string, string]
-  | ['userEmail', string, string]
-  | ['userOrg', string, string]
-  | ['invitation', string]
-  | ['orgInvitation', string, string]
-  | ['emailInvitation', string, string];
-export type AuthValue = Credential | Session | Invitation | null;
-
-/** The schema that brought the index of a user's organisations: an older file opened read-only has none. */
-export const kUserOrgsSchema = 16;
-
-/** A membership's entry in the index of a user's organisations (kUserOrgsSchema). */
-export function userOrgKey(member: Pick<Membership, 'orgId' | 'userId'>): AuthKey {
-  return ['userOrg', member.userId, member.orgId];
-}
-
-/** A user's entry in the e-mail index of schemas 4 to 18 (addresses compare without case): the migrations write and remove it. */
-export function userEmailKey(user: Pick<User, 'id' | 'email'>): AuthKey {
-  return ['userEmail', user.email.toLowerCase(), user.id];
-}
-
 export interface Databases {
   readonly meta: Database<unknown, string>;
-  readonly orgs: Database<Org, string>;
-  readonly users: Database<User, string>;
-  readonly members: Database<Role, [string, string]>;
-  readonly projects: Database<Project, string>;
   readonly audit: Database<AuditEntry, [string, number]>;
-  readonly mail: Database<MailMessage, number>;
-  readonly mailDue: Database<null, [number, number]>;
-  /** Absent in a read-only open of a file older than schema 4 (lmdb-js opens no database a read-only file lacks). */
-  readonly auth: Database<AuthValue, AuthKey> | undefined;
-  /** Absent in a read-only open of a file older than schema 14 (as auth); keyed-lookups.ts reads and writes it. */
+  /**
+   * Absent in a read-only open of a file older than schema 14 (lmdb-js opens no database a read-only
+   * file lacks); keyed-lookups.ts reads and writes it.
+   */
   readonly keyedIndexes: Database<number | null, LookupPart[]> | undefined;
-  /** Absent in a read-only open of a file older than schema 15 (as auth). */
+  /** Absent in a read-only open of a file older than schema 15 (as keyedIndexes). */
   readonly keyedTallies: Database<LookupTally, LookupPart[]> | undefined;
 }
 
@@ -156,6 +111,16 @@ export const kRetiredDatabases: Readonly<Record<string, Readonly<Record<string, 
  */
 export const kDroppedDatabases: readonly string[] = ['projectIndex', 'tokenHashes'];
 
+/**
+ * Databases of schema 19 whose kinds kept layouts of their own, which schema 20 moved into the keyed
+ * layout (open.ts migrateFrom19), each record under its kind's key in its kind's database, filed in its
+ * kind's lookups: members ([orgId, userId] -> role, the member kind's), auth (['credential' | 'session' |
+ * 'invitation', key] -> that kind's record, beside entries derived from them), and mailDue (the mail to
+ * send, now the mail kind's lookup; the mail database stays, its numbers now decimal strings). Only the
+ * migrations open them.
+ */
+export const kMovedDatabases: readonly string[] = ['members', 'auth', 'mailDue'];
+
 /** The keyedIndexes database: the store's own, where every simple kind's lookups (KeyedKind.indexes) are kept. */
 export const kKeyedIndexes = 'keyedIndexes';
 
@@ -176,9 +141,7 @@ export function databaseNamed<V>(db: Databases, name: string): Database<V, strin
   return (db as unknown as Readonly<Record<string, Database<V, string> | undefined>>)[name];
 }
 
-/** Still to send (the mailDue index holds these): the rule's home is the mail record's. */
-
-/** The message's key in mailDue. */
-export function dueKey(message: MailMessage): [number, number] {
-  return [message.nextAttemptAt, message.seq];
+/** meta's counter of a kind numbered in sequence (KeyedKind.sequence; the audit log's too): its last number. */
+export function sequenceKey(kind: string): string {
+  return `${kind}Seq`;
 }

@@ -8,7 +8,7 @@ import { changeOf, type Change, type LoggedChange, type Revision } from './chang
 import type { ChangeLog } from './change-log.js';
 import type { ChangeBearing, EnvironmentBearing, StoreWriter } from './interfaces.js';
 import type { Databases } from './layout.js';
-import { databaseNamed } from './layout.js';
+import { databaseNamed, sequenceKey } from './layout.js';
 import type { RecordKind, RecordTarget } from './record-kinds.js';
 import { patchedRecord, recordChanges } from './record-patch.js';
 import type { StoreLayout } from './store-layout.js';
@@ -83,7 +83,8 @@ export class LmdbReplica {
         const db = databaseNamed<unknown>(this.db, name);
         if (db !== undefined) for (const key of [...db.getKeys()]) db.removeSync(key);
       }
-      for (const key of ['auditSeq', 'mailSeq', 'demoSeeded']) this.db.meta.removeSync(key);
+      // The sequences of the kinds numbered in sequence: the records applied raise them again.
+      for (const kind of this.layout.kinds) this.db.meta.removeSync(sequenceKey(kind.name));
       // The revisions before the copy are not this store's history: a relay behind it is sent a copy too.
       this.changeLog.clear();
       for (const change of records) this.applyChange(writer, change);
@@ -201,6 +202,14 @@ export class LmdbReplica {
     });
   }
 
+  /** Whether it holds any record of a kind that is configuration (StoreCopy.holdsConfiguration). */
+  holdsConfiguration(): boolean {
+    return this.layout.kinds.some((kind) => {
+      const db = kind.relayed || kind.configuration === true ? databaseNamed<unknown>(this.db, kind.database) : undefined;
+      return db !== undefined && [...db.getKeys({ limit: 1 })].length > 0;
+    });
+  }
+
   /** How a change kind bears on an environment's state (StoreWriter.changeBearing). */
   changeBearing(kind: string): ChangeBearing | undefined {
     return this.layout.bearings.get(kind);
@@ -232,7 +241,7 @@ export class LmdbReplica {
     return { writer, db: this.db, raiseSeq: (key, seq) => this.raiseSeq(key, seq) };
   }
 
-  private raiseSeq(key: 'auditSeq' | 'mailSeq', seq: number): void {
+  private raiseSeq(key: 'auditSeq', seq: number): void {
     if (seq > ((this.db.meta.get(key) as number | undefined) ?? 0)) this.db.meta.putSync(key, seq);
   }
 }

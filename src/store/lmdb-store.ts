@@ -1,5 +1,5 @@
 // The LMDB store: the transactions writes run in (transact, transactEach, commitEach, which records and
-// logs the change set it commits, and rehearse, which records a change set and writes nothing), over the records (lmdb-records.ts: every read and write of the
+// logs the change set it commits, and rehearse, which records a change set and writes nothing), over the records (lmdb-keyed.ts: every read and write of the
 // layout, layout.ts) and the replica operations (lmdb-replica.ts: this file as a system of record's
 // copy). Opened by open.ts; code above src/store sees it through the interfaces in interfaces.ts.
 import { ABORT, type RootDatabase } from 'lmdb';
@@ -17,12 +17,12 @@ import {
 import { ChangeLog } from './change-log.js';
 import type { ChangeBearing, EnvironmentBearing } from './interfaces.js';
 import type { StoreLayout } from './store-layout.js';
-import { LmdbRecords } from './lmdb-records.js';
+import { LmdbKeyed } from './lmdb-keyed.js';
 import { LmdbReplica } from './lmdb-replica.js';
 import { openDataFile, type OpenedDataFile, type StoreOptions } from './open.js';
 import { writeTransaction } from './write-txn.js';
 
-export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreCopy {
+export class LmdbStore extends LmdbKeyed implements Store, StoreWriter, StoreCopy {
   readonly path: string;
   private readonly root: RootDatabase;
   private readonly replica: LmdbReplica;
@@ -59,7 +59,7 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
    * A write transaction; `logged`: the change set being recorded for it (commitEach), logged under the
    * revision it makes, or null. An embedded node's revision is its configSeq, so a commit that moves no
    * configuration (audit, usage, activity, mail alone) makes no revision and logs nothing: none of its
-   * kinds is relayed (a relayed kind moves configSeq: lmdb-records.ts).
+   * kinds is relayed (a relayed kind moves configSeq: lmdb-keyed.ts).
    */
   private transaction<T>(fn: (writer: StoreWriter) => T, logged: readonly Change[] | null): T {
     if (this.inTxn) return fn(this);
@@ -255,6 +255,10 @@ export class LmdbStore extends LmdbRecords implements Store, StoreWriter, StoreC
 
   adoptAsCopy(source: string, revision: number): void {
     this.replica.adoptAsCopy(source, revision);
+  }
+
+  holdsConfiguration(): boolean {
+    return this.replica.holdsConfiguration();
   }
 
   resetReadTxn(): void {

@@ -8,11 +8,7 @@
 // sequence moved: callers renew before each unit of reads (the Management API does, per request),
 // which is also what makes a revoked token fail on the very next request. Memoised records are shared
 // by every request until the next commit, so they are frozen: code that would change one throws.
-import type { Membership, Role } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Invitation } from '../model/invitations.js';
-import type { MailMessage } from '../model/mail.js';
-import type { Credential, Session } from '../model/sessions.js';
 import type {
   ChangeBearing,
   EnvironmentBearing,
@@ -90,21 +86,6 @@ export class MemoReader implements SnapshotReader {
   schemaVersion(): number {
     return this.store.schemaVersion();
   }
-  isDemoSeeded(): boolean {
-    return this.store.isDemoSeeded();
-  }
-  isEmpty(): boolean {
-    return this.store.isEmpty();
-  }
-  getRole(orgId: string, userId: string): Role | undefined {
-    return this.store.getRole(orgId, userId);
-  }
-  listMembers(orgId: string): Membership[] {
-    return this.store.listMembers(orgId);
-  }
-  listUserMemberships(userId: string): Membership[] {
-    return this.store.listUserMemberships(userId);
-  }
   listAudit(projectId: string, page: AuditPage): AuditEntry[] {
     return this.store.listAudit(projectId, page);
   }
@@ -120,8 +101,8 @@ export class MemoReader implements SnapshotReader {
     const memo = this.keyed.get(kind.name) ?? this.keyed.set(kind.name, new Memo<object>()).get(kind.name)!;
     return memo.get(key, (k) => this.store.getKeyed(kind, k) as object | undefined) as V | undefined;
   }
-  listKeyed<V>(kind: KeyedKind<V>): V[] {
-    return this.store.listKeyed(kind);
+  listKeyed<V>(kind: KeyedKind<V>, limit?: number): V[] {
+    return this.store.listKeyed(kind, limit);
   }
   listKeyedBy<V>(kind: KeyedKind<V>, index: string, key: LookupKey, range?: LookupRange): V[] {
     return this.store.listKeyedBy(kind, index, key, range);
@@ -135,32 +116,5 @@ export class MemoReader implements SnapshotReader {
   }
   tallyOf<V>(kind: KeyedKind<V>, index: string, first: LookupPart): LookupTally {
     return this.store.tallyOf(kind, index, first);
-  }
-  listMail(): MailMessage[] {
-    return this.store.listMail();
-  }
-  getMail(seq: number): MailMessage | undefined {
-    return this.store.getMail(seq);
-  }
-  listDueMail(now: number, limit: number): MailMessage[] {
-    return this.store.listDueMail(now, limit);
-  }
-  getCredential(userId: string): Credential | undefined {
-    return this.store.getCredential(userId);
-  }
-  getSession(idHash: string): Session | undefined {
-    return this.store.getSession(idHash);
-  }
-  listUserSessions(userId: string): Session[] {
-    return this.store.listUserSessions(userId);
-  }
-  getInvitation(id: string): Invitation | undefined {
-    return this.store.getInvitation(id);
-  }
-  listOrgInvitations(orgId: string): Invitation[] {
-    return this.store.listOrgInvitations(orgId);
-  }
-  listEmailInvitations(email: string): Invitation[] {
-    return this.store.listEmailInvitations(email);
   }
 }

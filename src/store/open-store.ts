@@ -116,7 +116,7 @@ function relayRefusal(copy: StoreCopy, dataDir: string): ConfigError | null {
       `data directory ${dataDir} is the copy of a PostgreSQL database; a relay needs an empty data directory (or its own from before)`,
     );
   }
-  if (!copy.isEmpty()) {
+  if (copy.holdsConfiguration()) {
     return new ConfigError(
       kUpstreamSetting,
       `data directory ${dataDir} holds data of its own, which a relay's first copy of its upstream would erase; give the relay an empty data directory`,

@@ -1,6 +1,5 @@
 // Opening the LMDB data file: refusing a file or directory that is not ours, or a newer schema;
 // writing the schema version into a new file and migrating an older one.
-import { isPending } from '../model/mail.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { kDefaultChangeLog, type ChangeLogBounds } from '../config.js';
@@ -9,16 +8,14 @@ import { repackOlderLog } from './change-log.js';
 import { checkDataFile, StoreOpenError } from './data-file.js';
 import {
   dataFilePath,
-  dueKey,
   kMaxDbs,
   kDroppedDatabases,
+  kMovedDatabases,
   kRetiredDatabases,
   kFileName,
   kSchemaVersion,
   openDatabases,
   databaseNamed,
-  userEmailKey,
-  userOrgKey,
   type Databases,
 } from './layout.js';
 import type { StoreLayout } from './store-layout.js';
@@ -85,7 +82,7 @@ export function openDataFile(dataDir: string, options: StoreOptions): OpenedData
     }
   }
   const ours = options.layout?.databases ?? names;
-  const known = new Set([...ours, ...Object.keys(kRetiredDatabases), ...kDroppedDatabases]);
+  const known = new Set([...ours, ...Object.keys(kRetiredDatabases), ...kDroppedDatabases, ...kMovedDatabases]);
   const foreign = names.filter((name) => !known.has(name));
   // A database the file's own Flagwire declared (meta's 'databases') is a newer Flagwire's, not another
   // application's: adding a database needs no schema version of its own.
@@ -148,9 +145,9 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
     throw new StoreOpenError(`${path} is not a Flagwire data file (no valid schema version)`);
   }
   refuseNewerSchema(path, version);
-  // A read-only open of an older file reads it as it is: only the mailer, which runs in a server that
-  // opened the store for writing first, reads the mailDue index; a usage or auth database not there
-  // yet reads as empty (LmdbStore.getUsage, getCredential, getSession).
+  // A read-only open of an older file reads it as it is: a database not there yet reads as empty, a
+  // lookup not there yet is read from every record (lmdb-keyed.ts); records that a later schema moved
+  // (kRetiredDatabases, kMovedDatabases) read as absent. Every server opens the file for writing first.
   if (readOnly) return;
   if (version === 1) migrateFrom1(path, root, dbs);
   if (version <= 2) migrateFrom2(path, root, dbs);
@@ -170,6 +167,7 @@ function checkSchema(path: string, root: RootDatabase, dbs: Databases, layout: S
   if (version <= 16) migrateFrom16(path, root, dbs, retired);
   if (version <= 17) migrateFrom17(path, root, dbs, retired);
   if (version <= 18) migrateFrom18(path, root, dbs);
+  if (version <= 19) migrateFrom19(path, root, dbs, layout, retired);
   settleLookups(path, root, dbs, layout);
   settleDatabases(path, root, dbs, layout);
 }
@@ -191,15 +189,13 @@ function settleDatabases(path: string, root: RootDatabase, dbs: Databases, layou
 }
 
 /**
- * Schema 1 to 2: index the mail still to send. One transaction, re-checked inside it, so a crash
+ * Schema 1 to 2: the index of the mail still to send, which schema 20 replaced by the mail kind's lookup
+ * (settleLookups builds it), so only the version moves. One transaction, re-checked inside it, so a crash
  * leaves schema 1 (migrated again at the next open) and two processes opening at once migrate once.
  */
 function migrateFrom1(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 1) return;
-    for (const { value } of dbs.mail.getRange()) {
-      if (isPending(value)) dbs.mailDue.putSync(dueKey(value), null);
-    }
     dbs.meta.putSync('schemaVersion', 2);
   });
 }
@@ -215,11 +211,13 @@ function migrateFrom2(path: string, root: RootDatabase, dbs: Databases): void {
   });
 }
 
-/** Schema 3 to 4: the auth database, created empty by openDatabases, and its e-mail index of the users. */
+/**
+ * Schema 3 to 4: the auth database and its e-mail index of the users; the user kind's lookup is that
+ * index now (settleLookups builds it) and schema 20 moved auth's records, so only the version moves.
+ */
 function migrateFrom3(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 3) return;
-    for (const { value: user } of dbs.users.getRange()) dbs.auth!.putSync(userEmailKey(user), null);
     dbs.meta.putSync('schemaVersion', 4);
   });
 }
@@ -390,13 +388,12 @@ function migrateFrom14(path: string, root: RootDatabase, dbs: Databases, layout:
 }
 
 /**
- * Schema 15 to 16: the index of a user's organisations in auth, from every membership. An older Flagwire,
- * which would add and end memberships without moving it, calls the file newer.
+ * Schema 15 to 16: the index of a user's organisations in auth, which the member kind's lookup is now
+ * (schema 20; settleLookups builds it), so only the version moves.
  */
 function migrateFrom15(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 15) return;
-    for (const { key } of dbs.members.getRange()) dbs.auth!.putSync(userOrgKey({ orgId: key[0], userId: key[1] }), null);
     dbs.meta.putSync('schemaVersion', 16);
   });
 }
@@ -431,14 +428,67 @@ function migrateFrom17(path: string, root: RootDatabase, dbs: Databases, retired
 
 /**
  * Schema 18 to 19: a user is found by e-mail through the user kind's lookup (src/model-records/org-records.ts),
- * which settleLookups builds from the users; their entries in auth go. An older Flagwire, which would
- * write users without filing them, calls the file newer.
+ * which settleLookups builds from the users; their entries in auth went, and schema 20 drops auth whole,
+ * so only the version moves. An older Flagwire, which would write users without filing them, calls the
+ * file newer.
  */
 function migrateFrom18(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 18) return;
-    for (const key of [...dbs.auth!.getKeys({ start: ['userEmail'], end: ['userEmail', '\uffff'] })]) dbs.auth!.removeSync(key);
     dbs.meta.putSync('schemaVersion', 19);
+  });
+}
+
+/** The tags of auth's entries that were records (layout.ts kMovedDatabases), each the name of its kind. */
+const kAuthRecordTags: ReadonlySet<string> = new Set(['credential', 'session', 'invitation']);
+
+/**
+ * Schema 19 to 20: the kinds that kept layouts of their own move into the keyed layout (layout.ts
+ * kMovedDatabases), each record into its kind's database under its kind's key (the kinds found by name
+ * in the layout, as their owners declare them): memberships out of members, credentials, sessions and
+ * invitations out of auth, the demo seed's mark out of meta, and a record of a kind numbered in sequence
+ * (mail) under its key's string, no longer its number;
+ * members, auth and mailDue are dropped, and settleLookups files the records in their kinds' lookups
+ * (the lookups declared having changed). An older Flagwire, which would read none of them, calls the
+ * file newer.
+ */
+function migrateFrom19(path: string, root: RootDatabase, dbs: Databases, layout: StoreLayout, retired: RetiredDatabases): void {
+  writeTransaction(root, path, () => {
+    if (dbs.meta.get('schemaVersion') !== 19) return;
+    const put = (name: string, value: unknown) => {
+      const kind = layout.kinds.find((k) => k.name === name);
+      const target = kind === undefined ? undefined : databaseNamed<unknown>(dbs, kind.database);
+      if (kind === undefined || target === undefined)
+        throw new StoreOpenError(`${path}: no record kind ${name} is kept in the keyed layout`);
+      target.putSync(kind.key(value), value);
+    };
+    const members = retired('members');
+    for (const { key, value } of members?.getRange() ?? []) {
+      const [orgId, userId] = key as [string, string];
+      put('member', { orgId, userId, role: value });
+    }
+    const auth = retired('auth');
+    for (const { key, value } of auth?.getRange() ?? []) {
+      const [tag] = key as [string];
+      if (kAuthRecordTags.has(tag) && value !== null) put(tag, value);
+    }
+    // A kind numbered in sequence (mail) kept each record under its number: now under its key's string.
+    for (const kind of layout.kinds) {
+      const db = kind.sequence === undefined ? undefined : databaseNamed<unknown>(dbs, kind.database);
+      // Read whole before any write: the loop rewrites the database it reads.
+      for (const { key, value } of [...(db?.getRange() ?? [])])
+        if (typeof key === 'number') {
+          db!.removeSync(key);
+          db!.putSync(kind.key(value), value);
+        }
+    }
+    const seeded = dbs.meta.get('demoSeeded');
+    if (seeded !== undefined) {
+      put('demoSeeded', seeded);
+      dbs.meta.removeSync('demoSeeded');
+    }
+    for (const name of kMovedDatabases) retired(name)?.dropSync();
+    dbs.meta.putSync('schemaVersion', 20);
   });
 }
 

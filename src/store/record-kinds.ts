@@ -7,12 +7,8 @@
 // what a full copy clears, what an export reads, the change kinds) are derived from those in
 // layout.ts (storeLayout). keyedRecords is the layout a new simple kind takes: its records under one
 // string key in a database of its own.
-import type { Database, Key, Transaction } from 'lmdb';
-import type { Membership, Role } from '../model/accounts.js';
+import type { Transaction } from 'lmdb';
 import type { AuditEntry } from '../model/audit.js';
-import type { Invitation } from '../model/invitations.js';
-import type { MailMessage } from '../model/mail.js';
-import type { Credential, Session } from '../model/sessions.js';
 import type { KeyedKind, StoreWriter } from './interfaces.js';
 import { databaseNamed, kKeyedIndexes, kKeyedTallies, type Databases } from './layout.js';
 
@@ -21,7 +17,7 @@ export interface RecordTarget {
   readonly writer: StoreWriter;
   readonly db: Databases;
   /** Raises meta's sequence counter `key` to at least `seq` (a copy's next append numbers after it). */
-  raiseSeq(key: 'auditSeq' | 'mailSeq', seq: number): void;
+  raiseSeq(key: 'auditSeq', seq: number): void;
 }
 
 /** A record's place in PostgreSQL's table of current records. */
@@ -73,6 +69,10 @@ export interface RecordKind<V = unknown, N extends string = string, R extends st
   readonly indexes?: KeyedKind<V>['indexes'];
   /** Its lifecycle (KeyedKind.hangsOff): keyedRecords' layout only. */
   readonly hangsOff?: KeyedKind<V>['hangsOff'];
+  /** Configuration though not relayed (KeyedKind.configuration): keyedRecords' layout only. */
+  readonly configuration?: boolean;
+  /** Its records' numbers in sequence (KeyedKind.sequence): keyedRecords' layout only. */
+  sequence?(value: V): number;
 }
 
 /**
@@ -94,108 +94,24 @@ function* values<V>(
   for (const { value } of db.getRange({ transaction })) yield value;
 }
 
-/** The values of a shared database's entries whose key starts with `tag` (auth). */
-function* tagged<V>(db: Database<unknown, Key[]> | undefined, tag: string, transaction: Transaction): Iterable<V> {
-  if (db === undefined) return;
-  for (const { value } of db.getRange({ start: [tag], end: [tag, '\uffff'], transaction })) if (value !== null) yield value as V;
+/**
+ * A key of several parts (a membership's: its organisation's id and its user's), as KeyedKind.key gives
+ * it: the parts as a JSON array, which no two lists of parts share (docs/decisions.md: Composite keys).
+ */
+export function compositeKey(...parts: readonly string[]): string {
+  return JSON.stringify(parts);
 }
-
-const byId = (value: { id: string }) => value.id;
-const bySeq = (value: { seq: number }) => String(value.seq);
-
-export const kMemberRecords = recordKind<Membership>()({
-  name: 'member',
-  relayed: false,
-  database: 'members',
-  derived: ['auth'],
-  key: (m) => JSON.stringify([m.orgId, m.userId]),
-  *read(db, transaction) {
-    for (const { key, value } of db.members.getRange({ transaction }))
-      yield { orgId: key[0], userId: key[1], role: value as Role } satisfies Membership;
-  },
-  apply: (t, member) => t.writer.putMember(member),
-  // A membership can end (a person deprovisioned).
-  removal: {
-    name: 'memberRemoved',
-    removes: (member) => [{ kind: 'member', key: JSON.stringify([member.orgId, member.userId]) }],
-    apply: (t, member) => t.writer.deleteMember(member),
-  },
-});
 
 export const kAuditRecords = recordKind<AuditEntry>()({
   name: 'audit',
   relayed: false,
   database: 'audit',
-  key: bySeq,
+  key: (entry) => String(entry.seq),
   read: (db, txn) => values(db.audit, txn),
   apply: (t, entry) => {
     t.db.audit.putSync([entry.projectId, entry.seq], entry);
     t.raiseSeq('auditSeq', entry.seq);
   },
-});
-
-export const kMailRecords = recordKind<MailMessage>()({
-  name: 'mail',
-  relayed: false,
-  database: 'mail',
-  derived: ['mailDue'],
-  key: bySeq,
-  read: (db, txn) => values(db.mail, txn),
-  apply: (t, message) => {
-    t.writer.putMail(message);
-    t.raiseSeq('mailSeq', message.seq);
-  },
-});
-
-export const kCredentialRecords = recordKind<Credential>()({
-  name: 'credential',
-  relayed: false,
-  database: 'auth',
-  key: (credential) => credential.userId,
-  read: (db, txn) => tagged(db.auth, 'credential', txn),
-  apply: (t, credential) => t.writer.putCredential(credential),
-});
-
-export const kSessionRecords = recordKind<Session>()({
-  name: 'session',
-  relayed: false,
-  database: 'auth',
-  key: (session) => session.idHash,
-  read: (db, txn) => tagged(db.auth, 'session', txn),
-  apply: (t, session) => t.writer.putSession(session),
-  removal: {
-    name: 'sessionEnded',
-    removes: (session) => [{ kind: 'session', key: session.idHash }],
-    apply: (t, session) => t.writer.deleteSession(session),
-  },
-});
-
-export const kInvitationRecords = recordKind<Invitation>()({
-  name: 'invitation',
-  relayed: false,
-  database: 'auth',
-  key: byId,
-  read: (db, txn) => tagged(db.auth, 'invitation', txn),
-  apply: (t, invitation) => t.writer.putInvitation(invitation),
-  // Accepted, declined, or dropped when expired.
-  removal: {
-    name: 'invitationEnded',
-    removes: (invitation) => [{ kind: 'invitation', key: invitation.id }],
-    apply: (t, invitation) => t.writer.deleteInvitation(invitation),
-  },
-});
-
-/** When the demo data was seeded (Unix ms): the store's own, in meta. */
-export const kDemoSeededRecords = recordKind<number>()({
-  name: 'demoSeeded',
-  relayed: false,
-  database: 'meta',
-  key: () => '',
-  *read(db, transaction) {
-    const seeded = db.meta.get('demoSeeded', { transaction }) as number | undefined;
-    if (seeded !== undefined) yield seeded;
-  },
-  apply: (t, at) => t.writer.markDemoSeeded(at),
 });
 
 /** A simple kind: keyedRecords' layout, written with StoreWriter.putKeyed (and deleted with deleteKeyed). */

@@ -1,11 +1,11 @@
 // The store's lists, derived from the record kinds its owners declare: the store itself (meta and the
-// demo seed's mark) and every capability (`databases` and `records` in src/capability/capability.ts,
+// lookups) and every capability (`databases` and `records` in src/capability/capability.ts,
 // listed by src/capabilities.ts as kStoreLayout). The databases a store opens and calls its own, what a
 // full copy of PostgreSQL clears and copies, what migrate-to-postgres exports, and what each change
 // kind does (PostgreSQL's records, a copy's apply) are all read from one StoreLayout, so a kind declared
 // once is in every one of them.
 import { kKeyedIndexes, kKeyedTallies, kMaxDbs } from './layout.js';
-import { kDemoSeededRecords, type RecordKey, type RecordKind, type RecordTarget } from './record-kinds.js';
+import type { RecordKey, RecordKind, RecordTarget } from './record-kinds.js';
 import type { ChangeBearing, EnvironmentBearing, KeyedKind } from './interfaces.js';
 import { sideStorage, type SideStorage, type SideStorageOwner } from './side-storage.js';
 
@@ -63,14 +63,13 @@ export interface StoreLayout extends SideStorage {
 
 /**
  * The store's own: meta (the schema version, configSeq, sequence counters, a copy's revision) with the
- * demo seed's mark, and the change log (change-log.ts), which holds no kind of record: the change sets
- * of the last revisions, whatever their kinds; and keyedIndexes and keyedTallies, the lookups simple kinds declare
+ * change log (change-log.ts), which holds no kind of record: the change sets of the last revisions,
+ * whatever their kinds; and keyedIndexes and keyedTallies, the lookups simple kinds declare
  * (KeyedKind.indexes), entries derived from records others own.
  */
 export const kStoreRecordOwner: RecordOwner = {
   name: 'store',
   databases: ['meta', kKeyedIndexes, kKeyedTallies],
-  records: [kDemoSeededRecords],
 };
 
 /**

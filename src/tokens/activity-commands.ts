@@ -5,6 +5,8 @@ import type { StoreWriter } from '../store/interfaces.js';
 import { getProject } from '../model-records/project-records.js';
 import { getToken, putActivity, getActivity } from '../model-records/token-records.js';
 import { getUser } from '../model-records/org-records.js';
+import { appendMail } from '../model-records/mail-records.js';
+import { listMembers } from '../model-records/member-records.js';
 
 /** How many requests and denials each token keeps. */
 export const kActivityKept = 50;
@@ -53,7 +55,7 @@ function queueDenialMail(w: StoreWriter, tokenId: string, denial: TokenDenialRec
   const recipients = new Set<string>();
   const creator = getUser(w, token.createdBy);
   if (creator) recipients.add(creator.email);
-  for (const member of w.listMembers(project.orgId)) {
+  for (const member of listMembers(w, project.orgId)) {
     if (member.role !== 'owner') continue;
     const owner = getUser(w, member.userId);
     if (owner) recipients.add(owner.email);
@@ -65,7 +67,7 @@ function queueDenialMail(w: StoreWriter, tokenId: string, denial: TokenDenialRec
     "The token's console page lists recent denials. Further denials of this token are not e-mailed for 24 hours.",
   ].join('\n');
   for (const to of recipients) {
-    w.appendMail(newMail({ at: now, to, orgId: project.orgId, subject: `Flagwire: API token "${token.name}" was refused`, text }));
+    appendMail(w, newMail({ at: now, to, orgId: project.orgId, subject: `Flagwire: API token "${token.name}" was refused`, text }));
   }
   return recipients.size;
 }

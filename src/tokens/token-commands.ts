@@ -13,6 +13,7 @@ import { cleanList, requireName } from '../model/input-checks.js';
 import { type PersonActor, personActor, type Principal, writeAudit } from '../actor/audit-actor.js';
 import { putToken, listTokens } from '../model-records/token-records.js';
 import type { TokenAuditAction } from './audit-actions.js';
+import { getRole } from '../model-records/member-records.js';
 
 export const kMaxActiveTokens = 50;
 const kDayMs = 24 * 3600 * 1000;
@@ -48,7 +49,7 @@ export interface TokenCreateInput extends AsPerson {
 export function tokenCreate(w: StoreWriter, input: TokenCreateInput, now: number): CreatedToken {
   const person = personActor(w, input.principal, 'create a token');
   const { project, org } = tokenProject(w, input.projectId, now);
-  const role = w.getRole(org.id, person.userId);
+  const role = getRole(w, org.id, person.userId);
   if (!can(role, 'createToken')) {
     throw new FlagwireError(
       'FORBIDDEN',
@@ -229,7 +230,7 @@ function tokenProject(w: StoreWriter, projectId: string, now: number): { project
 function requireManageableToken(w: StoreWriter, tokenId: string, person: PersonActor, verb: 'rotate' | 'revoke', now: number): Token {
   const token = requireToken(w, tokenId);
   const { org } = tokenProject(w, token.projectId, now);
-  const role = w.getRole(org.id, person.userId);
+  const role = getRole(w, org.id, person.userId);
   // A Viewer changes nothing: a creator who is now a Viewer no longer may (model/permissions.ts).
   if (!canManageToken(role, verb, token, person.userId)) {
     throw new FlagwireError(

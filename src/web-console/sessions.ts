@@ -19,6 +19,8 @@ import { type Static, Type } from '../typebox.js';
 import type { WriterClient } from '../writer/client.js';
 import type { SignInLimits } from '../http/sign-in-limits.js';
 import { getOrg, getUser, findUserByEmail } from '../model-records/org-records.js';
+import { getInvitation } from '../model-records/invitation-records.js';
+import { getCredential, getSession } from '../model-records/session-records.js';
 
 export interface SignedIn {
   /** The new session's id: only ever in the Set-Cookie of this answer. */
@@ -81,7 +83,7 @@ export class ConsoleSessions {
         const decoy = await this.decoy;
         this.store.resetReadTxn();
         const found = findUserByEmail(this.store, email.trim());
-        const credential = found === undefined ? undefined : this.store.getCredential(found.id);
+        const credential = found === undefined ? undefined : getCredential(this.store, found.id);
         const ok = (await verifyPassword(password, credential?.passwordHash ?? decoy)) && credential !== undefined;
         return ok ? found : undefined;
       });
@@ -133,7 +135,7 @@ export class ConsoleSessions {
   private liveInvitation(request: InvitationRequest): { invitation: Invitation; tokenHash: string } {
     const tokenHash = hashSecret(request.token);
     this.store.resetReadTxn();
-    const invitation = this.store.getInvitation(request.invitationId);
+    const invitation = getInvitation(this.store, request.invitationId);
     if (invitation?.linkHash !== tokenHash || !isInvitationLive(invitation, this.clock.now())) {
       throw new FlagwireError('NOT_FOUND', notFoundDetail('invitation', request.invitationId));
     }
@@ -152,7 +154,7 @@ export class ConsoleSessions {
     const id = cookieValue(cookieHeader, kSessionCookie);
     if (id === null || id.length !== kSessionIdLength) return null;
     this.store.resetReadTxn();
-    const session = this.store.getSession(hashSecret(id));
+    const session = getSession(this.store, hashSecret(id));
     if (session === undefined || session.expiresAt <= this.clock.now()) return null;
     const user = getUser(this.store, session.userId);
     return user === undefined ? null : { session, user };

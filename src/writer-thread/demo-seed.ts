@@ -10,6 +10,8 @@ import { orgAddMember, orgCreate, userCreate } from '../orgs/org-commands.js';
 import { audienceCreate, projectCreate } from '../projects/project-commands.js';
 import { userPassword } from '../sessions/session-commands.js';
 import { tokenCreate, type CreatedToken } from '../tokens/token-commands.js';
+import { isEmptyStore } from '../model-records/lookups.js';
+import { markDemoSeeded } from './demo-records.js';
 
 export interface DemoSeed {
   seeded: boolean;
@@ -32,7 +34,7 @@ export const kDemoProjectIds = { shop: 'prj_DemoWebShop', platform: 'prj_DemoPla
  * `ownerPasswordHash`: the demo owner's web console password, hashed by the caller (which prints it once).
  */
 export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, now: number): DemoSeed | { seeded: false } {
-  if (!w.isEmpty()) return { seeded: false };
+  if (!isEmptyStore(w)) return { seeded: false };
   // Each record a millisecond after the one before (from 100 ms ago): lists, oldest first, then show the
   // demo in the order it is written here, not by random ids as records made in one millisecond are.
   let written = now - 100;
@@ -79,7 +81,7 @@ export function seedDemo(w: StoreWriter, input: { ownerPasswordHash?: string }, 
     token(shop.id, 'demo-write', 'write'),
     token(platform.id, 'demo-platform-write', 'write'),
   ];
-  w.markDemoSeeded(now);
+  markDemoSeeded(w, now);
   return {
     seeded: true,
     orgId: org.id,

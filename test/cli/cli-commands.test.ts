@@ -7,6 +7,7 @@ import { kOperator } from '../../src/actor/audit-actor.js';
 import { cli, expectAllRefused, expectRefused, inStore, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { putActivity } from '../../src/model-records/token-records.js';
+import { appendMail } from '../../src/model-records/mail-records.js';
 
 const kDayMs = 24 * 3600 * 1000;
 const dir = tempDir(t);
@@ -454,7 +455,7 @@ t.test('mail list', async (t) => {
   t.strictSame(await ok(t, dir, ['mail', 'list']), { messages: [] });
   const at = Date.now();
   await inStore(dir, (_run, w) => {
-    w.appendMail({
+    appendMail(w, {
       at,
       to: 'olive@acme.test',
       subject: 'Token "deploy" was refused',
@@ -465,7 +466,7 @@ t.test('mail list', async (t) => {
       lastError: null,
       failedAt: null,
     });
-    w.appendMail({
+    appendMail(w, {
       at: at + 1,
       to: 'ed@acme.test',
       subject: 'Second',

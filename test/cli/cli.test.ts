@@ -10,6 +10,7 @@ import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { putActivity } from '../../src/model-records/token-records.js';
+import { appendMail } from '../../src/model-records/mail-records.js';
 
 t.test('--json success: exactly one JSON object on one line, exit 0, nothing on stderr', async (t) => {
   const dir = tempDir(t);
@@ -351,7 +352,7 @@ t.test('human output of activity, mail and audit changes', async (t) => {
       recent: [{ at, method: 'GET', path: '/api/v1/flags', status: 200 }],
       denials: [{ at, reason: 'read token on a write route', method: 'PATCH', path: '/api/v1/flags/f1' }],
     });
-    w.appendMail({
+    appendMail(w, {
       at,
       to: 'o@a.test',
       subject: 'Token n was refused',
@@ -362,7 +363,7 @@ t.test('human output of activity, mail and audit changes', async (t) => {
       lastError: null,
       failedAt: null,
     });
-    w.appendMail({
+    appendMail(w, {
       at,
       to: 'x@a.test',
       subject: 'Other',

@@ -58,3 +58,46 @@ export async function forgetLookups(dir: string, kind: string): Promise<boolean>
   await raw.close();
   return declared.some(([name]) => name === kind);
 }
+
+/**
+ * Leaves the data file of `dir` (closed), written by this Flagwire, as schema 19 kept the kinds that schema
+ * 20 moved into the keyed layout (src/store/layout.ts kMovedDatabases): memberships in members
+ * ([orgId, userId] -> role), credentials, sessions and invitations in auth under tagged keys with the
+ * entries derived from them, mail under its numbers with mailDue ([nextAttemptAt, seq] -> null) for the
+ * mail to send, the demo seed's mark in meta; none of them in the lookups, their databases gone.
+ */
+export async function asSchema19Layout(dir: string): Promise<void> {
+  for (const kind of ['member', 'credential', 'session', 'invitation', 'mail', 'demoSeeded']) await forgetLookups(dir, kind);
+  const raw = open({ path: join(dir, kFileName), maxDbs: kMaxDbs });
+  const moved = <V>(name: string): V[] => {
+    const db = raw.openDB<V, Key>({ name });
+    const values = [...db.getRange().map(({ value }) => value)];
+    db.dropSync();
+    return values;
+  };
+  const members = raw.openDB<string, Key[]>({ name: 'members' });
+  for (const m of moved<{ orgId: string; userId: string; role: string }>('memberships')) members.putSync([m.orgId, m.userId], m.role);
+  const auth = raw.openDB<unknown, Key[]>({ name: 'auth' });
+  for (const m of [...members.getKeys()]) auth.putSync(['userOrg', m[1]!, m[0]!], null);
+  for (const c of moved<{ userId: string }>('credentials')) auth.putSync(['credential', c.userId], c);
+  for (const s of moved<{ idHash: string; userId: string }>('sessions')) {
+    auth.putSync(['session', s.idHash], s);
+    auth.putSync(['userSession', s.userId, s.idHash], null);
+  }
+  for (const i of moved<{ id: string; orgId: string; email: string }>('invitations')) {
+    auth.putSync(['invitation', i.id], i);
+    auth.putSync(['orgInvitation', i.orgId, i.id], null);
+    auth.putSync(['emailInvitation', i.email, i.id], null);
+  }
+  const mail = raw.openDB<{ seq: number; nextAttemptAt: number; sentAt: number | null; failedAt: number | null }, Key>({ name: 'mail' });
+  const due = raw.openDB<null, Key[]>({ name: 'mailDue' });
+  for (const { key, value } of [...mail.getRange()]) {
+    mail.removeSync(key);
+    mail.putSync(value.seq, value);
+    if (value.sentAt === null && value.failedAt === null) due.putSync([value.nextAttemptAt, value.seq], null);
+  }
+  const meta = raw.openDB<unknown, string>({ name: 'meta' });
+  for (const at of moved<number>('demo')) meta.putSync('demoSeeded', at);
+  meta.putSync('schemaVersion', 19);
+  await raw.close();
+}

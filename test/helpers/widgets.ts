@@ -5,13 +5,13 @@
 // that its route, command, command-line command, audit action and OpenAPI schema reach the tables derived
 // from the list (test/capability/registry.test.ts). Apart from the capability's module, which a server
 // started with FLAGWIRE_TEST_CAPABILITY loads, and which therefore cannot import src/capabilities.ts.
-import { kCapabilityList } from '../../src/capabilities.js';
+import { kRecordOwners } from '../../src/capabilities.js';
 import { storeLayout } from '../../src/store/store-layout.js';
 import { kWidgets } from './widget-capability.js';
 
 export { kWidgetDraftRecords, kWidgetRecords, kWidgets, type Widget, WidgetBody } from './widget-capability.js';
 
-export const kWidgetLayout = storeLayout([...kCapabilityList, kWidgets]);
+export const kWidgetLayout = storeLayout([...kRecordOwners, kWidgets]);
 
 /** FLAGWIRE_TEST_CAPABILITY's value for a process that runs with the widgets (src/capabilities.ts). */
 export const kWidgetsModule = new URL('./widget-capability.js', import.meta.url).href;

@@ -6,11 +6,13 @@
 import t from 'tap';
 import type { User } from '../../src/model/accounts.js';
 import { kInvitationLifetimeMs, kMaxPendingInvitations } from '../../src/model/invitations.js';
-import { readableMail } from '../../src/model/mail.js';
+import { appendMail, readableMail } from '../../src/model-records/mail-records.js';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { listProjects } from '../../src/model-records/project-records.js';
+import { listEmailInvitations, listOrgInvitations } from '../../src/model-records/invitation-records.js';
+import { getRole } from '../../src/model-records/member-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';
@@ -44,10 +46,9 @@ t.test('an organisation holds at most kMaxPendingInvitations pending; expired on
     principal: principalOf(owner.id),
     consoleUrl: kConsoleUrl,
   });
-  t.equal(store.listOrgInvitations(org.id).length, kMaxPendingInvitations, 'inviting an address again replaces its invitation');
+  t.equal(listOrgInvitations(store, org.id).length, kMaxPendingInvitations, 'inviting an address again replaces its invitation');
   t.equal(
-    store
-      .listEmailInvitations('p0@x.test')
+    listEmailInvitations(store, 'p0@x.test')
       .map((i) => i.id)
       .join(),
     again.id,
@@ -58,7 +59,7 @@ t.test('an organisation holds at most kMaxPendingInvitations pending; expired on
     { orgId: org.id, email: 'after@x.test', role: 'viewer', principal: principalOf(owner.id), consoleUrl: kConsoleUrl },
     later,
   );
-  t.equal(store.listOrgInvitations(org.id).length, 1, 'expired invitations are dropped when the next one is made');
+  t.equal(listOrgInvitations(store, org.id).length, 1, 'expired invitations are dropped when the next one is made');
 });
 
 t.test('only the addressee answers an invitation, once, while it lives', async (t) => {
@@ -85,13 +86,13 @@ t.test('only the addressee answers an invitation, once, while it lives', async (
     'INVALID_REQUEST',
     'nor made a member by id from the web console',
   );
-  t.equal(store.getRole(org.id, x.id), undefined);
+  t.equal(getRole(store, org.id, x.id), undefined);
   t.same(run('invitationAccept', { invitationId: invitation.id, principal: principalOf(x.id) }), {
     orgId: org.id,
     userId: x.id,
     role: 'editor',
   });
-  t.equal(store.getRole(org.id, x.id), 'editor');
+  t.equal(getRole(store, org.id, x.id), 'editor');
   t.equal(refused('invitationAccept', { invitationId: invitation.id, principal: principalOf(x.id) }).code, 'NOT_FOUND', 'accepted once');
   t.equal(
     refused('orgInvite', {
@@ -132,8 +133,8 @@ t.test('a declined invitation makes no member', async (t) => {
     consoleUrl: kConsoleUrl,
   });
   t.same(run('invitationDecline', { invitationId: invitation.id, principal: principalOf(x.id) }), { declined: true });
-  t.equal(store.getRole(org.id, x.id), undefined);
-  t.same(store.listOrgInvitations(org.id), []);
+  t.equal(getRole(store, org.id, x.id), undefined);
+  t.same(listOrgInvitations(store, org.id), []);
   t.equal(store.listAudit(listProjects(store)[0]!.id, { limit: 1, before: null })[0]!.action, 'member.decline');
 });
 
@@ -154,10 +155,10 @@ t.test('mail is read by its addressee, about an organisation they belong to now'
     failedAt: null,
   });
   store.transact((w) => {
-    w.appendMail(message('x@other.test', other.id, 'x about B'));
-    w.appendMail(message('x@other.test', org.id, 'x about A'));
-    w.appendMail(message('x@other.test', undefined, 'x, before messages named their organisation'));
-    w.appendMail(message('owner@a.test', org.id, 'owner about A'));
+    appendMail(w, message('x@other.test', other.id, 'x about B'));
+    appendMail(w, message('x@other.test', org.id, 'x about A'));
+    appendMail(w, message('x@other.test', undefined, 'x, before messages named their organisation'));
+    appendMail(w, message('owner@a.test', org.id, 'owner about A'));
   });
   const subjects = (user: User) => readableMail(store, user).map((m) => m.subject);
   t.same(subjects(x), ['x about B'], 'X: only about B, the organisation X belongs to');

@@ -10,6 +10,10 @@ import { hashPassword } from '../../src/model/passwords.js';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
+import { getInvitation } from '../../src/model-records/invitation-records.js';
+import { listMail } from '../../src/model-records/mail-records.js';
+import { getRole } from '../../src/model-records/member-records.js';
+import { getCredential } from '../../src/model-records/session-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';
@@ -23,8 +27,7 @@ async function setUp(t: TestContext) {
     run('orgInvite', { orgId: org.id, email, role, principal: principalOf(owner.id), consoleUrl: kConsoleUrl }, now);
   /** The link of the newest mail to `email`: its invitation id and token. */
   const link = (email: string) => {
-    const text = store
-      .listMail()
+    const text = listMail(store)
       .filter((m) => m.to === email)
       .at(-1)!.text;
     const match = /#\/join\/([^/\s]+)\/([A-Za-z0-9]+)/.exec(text);
@@ -37,7 +40,7 @@ t.test('an invitation mails its addressee; a new address gets a one-time link, k
   const { store, run, refused, org, project, invite, link, passwordHash } = await setUp(t);
   const invitation = invite('New.Person@B.test');
   t.notOk('linkHash' in invitation, 'the inviter is never answered the hash');
-  const mail = store.listMail().at(-1)!;
+  const mail = listMail(store).at(-1)!;
   t.equal(mail.to, 'new.person@b.test');
   t.equal(mail.orgId, org.id);
   t.match(mail.subject, 'Olive Owner invites you to Acme');
@@ -45,8 +48,8 @@ t.test('an invitation mails its addressee; a new address gets a one-time link, k
   const { invitationId, token } = link('new.person@b.test')!;
   t.equal(invitationId, invitation.id);
   t.ok(token.length >= 22, 'at least 128 bits of base62');
-  t.equal(store.getInvitation(invitation.id)!.linkHash, hashSecret(token), 'stored as its SHA-256');
-  t.notOk(JSON.stringify(store.getInvitation(invitation.id)).includes(token), 'the token itself is not stored');
+  t.equal(getInvitation(store, invitation.id)!.linkHash, hashSecret(token), 'stored as its SHA-256');
+  t.notOk(JSON.stringify(getInvitation(store, invitation.id)).includes(token), 'the token itself is not stored');
 
   const join = { invitationId, tokenHash: hashSecret(token), name: 'Nina New', passwordHash };
   t.equal(refused('invitationJoin', { ...join, tokenHash: hashSecret('wrong') }).code, 'NOT_FOUND', 'a wrong token');
@@ -56,8 +59,8 @@ t.test('an invitation mails its addressee; a new address gets a one-time link, k
   t.equal(user.email, 'new.person@b.test');
   t.equal(user.name, 'Nina New');
   t.strictSame(member, { orgId: org.id, userId: user.id, role: 'editor' });
-  t.equal(store.getCredential(user.id)!.passwordHash, passwordHash);
-  t.equal(store.getInvitation(invitationId), undefined, 'the invitation is answered');
+  t.equal(getCredential(store, user.id)!.passwordHash, passwordHash);
+  t.equal(getInvitation(store, invitationId), undefined, 'the invitation is answered');
   t.match(
     store.listAudit(project.id, { limit: 1, before: null })[0],
     { action: 'member.accept', actor: `user:${user.id}`, changes: { [`role of user:${user.id}`]: { before: null, after: 'editor' } } },
@@ -103,8 +106,8 @@ t.test('an address that has a user is told to sign in, with no link', async (t) 
   run('userCreate', { email: 'known@b.test', name: 'Known' });
   const invitation = invite('known@b.test');
   t.equal(link('known@b.test'), null);
-  t.match(store.listMail().at(-1)!.text, `Sign in to the Flagwire console at ${kConsoleUrl}`);
-  t.equal(store.getInvitation(invitation.id)!.linkHash, undefined);
+  t.match(listMail(store).at(-1)!.text, `Sign in to the Flagwire console at ${kConsoleUrl}`);
+  t.equal(getInvitation(store, invitation.id)!.linkHash, undefined);
 });
 
 t.test('the console creates projects as an Admin or Owner, and organisations owned by their maker', async (t) => {
@@ -134,6 +137,6 @@ t.test('the console creates projects as an Admin or Owner, and organisations own
 
   const mine = run('orgCreate', { name: 'Outsider Org', principal: principalOf(outsider.id) });
   t.equal(mine.plan, 'free');
-  t.equal(store.getRole(mine.id, outsider.id), 'owner', 'its maker is its Owner');
+  t.equal(getRole(store, mine.id, outsider.id), 'owner', 'its maker is its Owner');
   t.equal(refused('orgCreate', { name: 'acme', principal: principalOf(outsider.id) }).code, 'INVALID_REQUEST', 'names stay unique');
 });

@@ -2,10 +2,11 @@
 // that message only, never the whole outbox. And the claim a node takes before it sends a message.
 import t from 'tap';
 import type { MailMessage } from '../../src/model/mail.js';
-import type { StoreWriter } from '../../src/store/interfaces.js';
+import type { KeyedKind, StoreWriter } from '../../src/store/interfaces.js';
 import { Store } from '../helpers/store.js';
 import { kMaxMailAttempts, mailClaim, mailRelease, mailResult } from '../../src/mail/mail-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
+import { appendMail, kMailRecords, listDueMail, listMail } from '../../src/model-records/mail-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const mail: Omit<MailMessage, 'seq'> = {
@@ -24,9 +25,10 @@ const mail: Omit<MailMessage, 'seq'> = {
 function withoutScans(w: StoreWriter): StoreWriter {
   return new Proxy(w, {
     get(target, prop) {
-      if (prop === 'listMail')
-        return () => {
-          throw new Error('the whole outbox was read');
+      if (prop === 'listKeyed')
+        return (kind: KeyedKind<unknown>, limit?: number) => {
+          if (kind.name === kMailRecords.name) throw new Error('the whole outbox was read');
+          return target.listKeyed(kind, limit);
         };
       const value: unknown = Reflect.get(target, prop);
       return typeof value === 'function' ? value.bind(target) : value;
@@ -38,15 +40,15 @@ t.test('a delivery result updates its own message without reading the outbox', a
   const store = Store.open(tempDir(t, 'flagwire-mail-'));
   t.teardown(() => store.close());
   const [first, second] = store.transact((w) => {
-    for (let i = 0; i < 1000; i++) w.appendMail({ ...mail, sentAt: at, attempts: 1 });
-    return [w.appendMail(mail), w.appendMail({ ...mail, to: 'x@acme.test' })];
+    for (let i = 0; i < 1000; i++) appendMail(w, { ...mail, sentAt: at, attempts: 1 });
+    return [appendMail(w, mail), appendMail(w, { ...mail, to: 'x@acme.test' })];
   });
   const result = (seq: number, error: string | null, now: number) =>
     store.transact((w) => mailResult(withoutScans(w), { seq, error }, now));
 
   t.match(result(first!.seq, 'busy', at + 5), { attempts: 1, lastError: 'busy', nextAttemptAt: at + 1005, sentAt: null, failedAt: null });
   t.strictSame(
-    store.listDueMail(at + 5, 10).map((m) => m.seq),
+    listDueMail(store, at + 5, 10).map((m) => m.seq),
     [second!.seq],
     'the failed one waits for its retry',
   );
@@ -56,21 +58,21 @@ t.test('a delivery result updates its own message without reading the outbox', a
 
   for (let i = 1; i < kMaxMailAttempts; i++) result(second!.seq, 'refused', at + i);
   t.match(result(second!.seq, 'refused', at + kMaxMailAttempts), { attempts: kMaxMailAttempts, failedAt: at + kMaxMailAttempts });
-  t.strictSame(store.listDueMail(Number.MAX_SAFE_INTEGER, 10), [], 'nothing left to send');
-  t.equal(store.listMail().length, 1002, 'every message stays in the outbox');
+  t.strictSame(listDueMail(store, Number.MAX_SAFE_INTEGER, 10), [], 'nothing left to send');
+  t.equal(listMail(store).length, 1002, 'every message stays in the outbox');
 });
 
 t.test('a node claims a due message; another finds it held; a claim given back makes it due at once', async (t) => {
   const store = Store.open(tempDir(t, 'flagwire-mail-'));
   t.teardown(() => store.close());
-  const queued = store.transact((w) => w.appendMail(mail));
+  const queued = store.transact((w) => appendMail(w, mail));
   const run = <T>(fn: (w: StoreWriter) => T) => store.transact((w) => fn(withoutScans(w)));
   const claim = (nodeId: string, now: number) => run((w) => mailClaim(w, { seq: queued.seq, nodeId, claimMs: 30_000 }, now));
 
   t.equal(claim('node_a', at - 1), null, 'not before it is due');
   t.match(claim('node_a', at + 5), { claimedBy: 'node_a', nextAttemptAt: at + 30_005, attempts: 0, sentAt: null });
   t.equal(claim('node_b', at + 10), null, 'another node finds it held');
-  t.strictSame(store.listDueMail(at + 30_004, 10), [], 'out of the due index until the claim runs out');
+  t.strictSame(listDueMail(store, at + 30_004, 10), [], 'out of the due index until the claim runs out');
   t.equal(
     run((w) => mailRelease(w, { seq: queued.seq, nodeId: 'node_b' }, at + 20)),
     null,
@@ -92,13 +94,13 @@ t.test('a node claims a due message; another finds it held; a claim given back m
 t.test('a claim that runs out (its node died mid-send) lets another node take the message', async (t) => {
   const store = Store.open(tempDir(t, 'flagwire-mail-'));
   t.teardown(() => store.close());
-  const queued = store.transact((w) => w.appendMail(mail));
+  const queued = store.transact((w) => appendMail(w, mail));
   const claim = (nodeId: string, now: number) => store.transact((w) => mailClaim(w, { seq: queued.seq, nodeId, claimMs: 30_000 }, now));
   t.ok(claim('node_a', at));
   t.equal(claim('node_b', at + 29_999), null);
   t.match(claim('node_b', at + 30_000), { claimedBy: 'node_b', nextAttemptAt: at + 60_000 });
   t.strictSame(
-    store.listDueMail(at + 60_000, 10).map((m) => m.seq),
+    listDueMail(store, at + 60_000, 10).map((m) => m.seq),
     [queued.seq],
     'and due again when its claim runs out',
   );

@@ -8,6 +8,7 @@ import { flushActivity } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
 import { mailRetryDelayMs } from '../../src/mail/mail-commands.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
+import { listDueMail, listMail } from '../../src/model-records/mail-records.js';
 
 t.test('backoff doubles from 1 s and is capped', async (t) => {
   t.same([1, 2, 3, 4].map(mailRetryDelayMs), [1000, 2000, 4000, 8000]);
@@ -34,7 +35,7 @@ t.test('a denial e-mail reaches the SMTP server; a failed send is retried', asyn
   world.store.resetReadTxn();
   await until('the failure to be recorded', () => {
     world.store.resetReadTxn();
-    return world.store.listMail().some((m) => m.attempts === 1 && m.lastError !== null);
+    return listMail(world.store).some((m) => m.attempts === 1 && m.lastError !== null);
   });
   await until('both messages delivered after the retry', () => smtp.received.length >= 2);
   t.same(smtp.received.flatMap((m) => m.to).sort(), ['editor@a.test', 'owner@a.test']);
@@ -42,7 +43,7 @@ t.test('a denial e-mail reaches the SMTP server; a failed send is retried', asyn
   t.notMatch(smtp.received.map((m) => m.raw).join(''), world.secrets.read, 'no secret in mail');
   await until('delivery recorded in the outbox', () => {
     world.store.resetReadTxn();
-    return world.store.listMail().every((m) => m.sentAt !== null);
+    return listMail(world.store).every((m) => m.sentAt !== null);
   });
   t.pass('every outbox message is marked sent');
 });
@@ -89,7 +90,7 @@ t.test('an SMTP server that accepts and never greets delays neither API answers 
   );
   t.equal(hung.connections(), 1, 'the API answered without waiting for mail: the first delivery still hangs, never retried');
   world.store.resetReadTxn();
-  t.equal(world.store.listMail().length, 4, 'both denials queued their mail (creator and owner each)');
+  t.equal(listMail(world.store).length, 4, 'both denials queued their mail (creator and owner each)');
 
   const [code, stopMs] = await timed(() => server.stop());
   t.comment(`SIGTERM with a delivery hung: exit ${code} after ${stopMs.toFixed(0)} ms`);
@@ -97,8 +98,8 @@ t.test('an SMTP server that accepts and never greets delays neither API answers 
   t.notMatch(server.logs(), /shutdown did not finish in time/);
   world.store.resetReadTxn();
   t.ok(
-    world.store.listMail().every((m) => m.sentAt === null && m.failedAt === null),
+    listMail(world.store).every((m) => m.sentAt === null && m.failedAt === null),
     'nothing was lost: every message is still to send',
   );
-  t.equal(world.store.listDueMail(Number.MAX_SAFE_INTEGER, 10).length, 4, 'and due, for the next start');
+  t.equal(listDueMail(world.store, Number.MAX_SAFE_INTEGER, 10).length, 4, 'and due, for the next start');
 });

@@ -11,11 +11,11 @@ import {
   inRotationGrace,
   kActions,
   type ProjectRole,
-  projectRole,
   secretStatus,
   tokenStatus,
 } from '../../src/model/permissions.js';
 import type { FlagwireError } from '../../src/errors.js';
+import { kMemberRecords, projectRole } from '../../src/model-records/member-records.js';
 import { kOrgRecords } from '../../src/model-records/org-records.js';
 import { kProjectRecords } from '../../src/model-records/project-records.js';
 import { authorizeToken } from '../../src/model-records/token-access.js';
@@ -118,7 +118,14 @@ t.test('a Viewer changes nothing: not even the token they created', async (t) =>
 
 t.test('projectRole: the organisation role, or personal for the owner of a personal project', async (t) => {
   const roles: Record<string, 'editor'> = { u1: 'editor' };
-  const r = { getRole: (_org: string, user: string) => roles[user] };
+  // The memberships as the member kind reads them (by its composite key); nothing else of the store is read.
+  const members = new Map(Object.entries(roles).map(([userId, role]) => [kMemberRecords.key({ orgId: 'o1', userId, role }), role]));
+  const r = {
+    getKeyed: (kind: unknown, key: string) => {
+      const role = kind === kMemberRecords ? members.get(key) : undefined;
+      return role === undefined ? undefined : { role };
+    },
+  } as unknown as Parameters<typeof projectRole>[0];
   t.equal(projectRole(r, { orgId: 'o1', ownerUserId: null }, 'u1'), 'editor');
   t.equal(projectRole(r, { orgId: 'o1', ownerUserId: null }, 'u2'), undefined);
   t.equal(projectRole(r, { orgId: null, ownerUserId: 'u2' }, 'u2'), 'personal');

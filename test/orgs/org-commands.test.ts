@@ -9,6 +9,7 @@ import { tempDir } from '../helpers/scratch-dir.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
 import { putOrg, putUser } from '../../src/model-records/org-records.js';
 import { putProject } from '../../src/model-records/project-records.js';
+import { getRole, putMember } from '../../src/model-records/member-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org = (id: string): Org => ({ id, name: id, plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at });
@@ -31,8 +32,8 @@ t.test("a role change made in the web console is audited in each of the organisa
     putOrg(w, org('org_b'));
     putUser(w, user('usr_owner', 'Olive'));
     putUser(w, user('usr_ed', 'Ed'));
-    w.putMember({ orgId: 'org_a', userId: 'usr_owner', role: 'owner' });
-    w.putMember({ orgId: 'org_a', userId: 'usr_ed', role: 'viewer' });
+    putMember(w, { orgId: 'org_a', userId: 'usr_owner', role: 'owner' });
+    putMember(w, { orgId: 'org_a', userId: 'usr_ed', role: 'viewer' });
     for (const p of [project('prj_1', 'org_a'), project('prj_2', 'org_a'), project('prj_other', 'org_b')]) putProject(w, p);
   });
   const set = (role: string, actingUserId?: string) =>
@@ -62,7 +63,7 @@ t.test("a role change made in the web console is audited in each of the organisa
   t.equal(store.listAudit('prj_1', { limit: 10, before: null }).length, 1, 'the same role again changes nothing and writes nothing');
   set('admin');
   t.equal(store.listAudit('prj_1', { limit: 10, before: null }).length, 1, 'the command line (no acting user) is not audited, as before');
-  t.equal(store.getRole('org_a', 'usr_ed'), 'admin');
+  t.equal(getRole(store, 'org_a', 'usr_ed'), 'admin');
 });
 
 t.test('the last Owner keeps the role, whoever asks; a permission refusal still comes first', async (t) => {
@@ -72,8 +73,8 @@ t.test('the last Owner keeps the role, whoever asks; a permission refusal still 
     putOrg(w, org('org_a'));
     putUser(w, user('usr_owner', 'Olive'));
     putUser(w, user('usr_admin', 'Ada'));
-    w.putMember({ orgId: 'org_a', userId: 'usr_owner', role: 'owner' });
-    w.putMember({ orgId: 'org_a', userId: 'usr_admin', role: 'admin' });
+    putMember(w, { orgId: 'org_a', userId: 'usr_owner', role: 'owner' });
+    putMember(w, { orgId: 'org_a', userId: 'usr_admin', role: 'admin' });
   });
   const demote = (actingUserId?: string) => () =>
     store.transact((w) =>
@@ -83,5 +84,5 @@ t.test('the last Owner keeps the role, whoever asks; a permission refusal still 
   t.throws(demote('usr_owner'), { code: 'INVALID_REQUEST', detail: lastOwner }, 'the console: the Owner demoting themselves');
   t.throws(demote(), { code: 'INVALID_REQUEST', detail: lastOwner }, 'the operator (no acting user)');
   t.throws(demote('usr_admin'), { code: 'FORBIDDEN' }, 'an Admin may not take the Owner role at all');
-  t.equal(store.getRole('org_a', 'usr_owner'), 'owner', 'nothing written');
+  t.equal(getRole(store, 'org_a', 'usr_owner'), 'owner', 'nothing written');
 });

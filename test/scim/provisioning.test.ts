@@ -16,6 +16,7 @@ import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { getToken } from '../../src/model-records/token-records.js';
 import { findUserByEmail } from '../../src/model-records/org-records.js';
+import { getRole } from '../../src/model-records/member-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 
@@ -58,7 +59,7 @@ t.test('a write with a secret rotated meanwhile is refused; the last Owner is ne
       at + 4,
     ),
   );
-  t.equal(store.getRole(org.id, owner.id), 'owner', 'an unmapped group changes no role');
+  t.equal(getRole(store, org.id, owner.id), 'owner', 'an unmapped group changes no role');
   const before = store.getKeyed(kScimSettingsRecords, org.id);
   t.match(
     refusal(() => store.transact((w) => scimGroupRole(w, { orgId: org.id, principal: kOperator, group: 'leads', role: 'admin' }, at + 5))),
@@ -66,9 +67,9 @@ t.test('a write with a secret rotated meanwhile is refused; the last Owner is ne
     'mapping the last Owner’s group to Admin is refused',
   );
   t.same(store.getKeyed(kScimSettingsRecords, org.id), before, 'the mapping is unchanged');
-  t.equal(store.getRole(org.id, owner.id), 'owner');
+  t.equal(getRole(store, org.id, owner.id), 'owner');
   store.transact((w) => scimGroupRole(w, { orgId: org.id, principal: kOperator, group: 'Leads', role: 'owner' }, at + 6));
-  t.equal(store.getRole(org.id, owner.id), 'owner', 'mapped to Owner: still the Owner');
+  t.equal(getRole(store, org.id, owner.id), 'owner', 'mapped to Owner: still the Owner');
   t.match(
     refusal(() => store.transact((w) => scimGroupRole(w, { orgId: org.id, principal: kOperator, group: 'Leads', role: null }, at + 7))),
     { detail: /last Owner/ },
@@ -156,7 +157,7 @@ t.test('userName and externalId are unique in an organisation through their look
     refusal(() => write(scim[1]!, 'create', { userName: 'alice@acme.test', externalId: 'ext-1' })),
     { detail: /^scim:uniqueness: alice@acme\.test is a Flagwire account that is not a member of this organisation/ },
   );
-  t.equal(store.getRole(scim[1]!.orgId, alice.id), undefined, 'no membership in Beta');
+  t.equal(getRole(store, scim[1]!.orgId, alice.id), undefined, 'no membership in Beta');
   store.transact((w) => orgAddMember(w, { orgId: scim[1]!.orgId, userId: alice.id, role: 'viewer', principal: kOperator }, at));
   t.equal(
     write(scim[1]!, 'create', { userName: 'alice@acme.test', externalId: 'ext-1' })!.id,

@@ -16,6 +16,8 @@ import { kSsoSettingsRecords } from '../../src/sso/records.js';
 import { kScimSettingsRecords } from '../../src/scim/records.js';
 import { commandStore } from '../helpers/command-store.js';
 import { runCommand } from '../../src/writer-thread/commands.js';
+import { getRole, listMembers } from '../../src/model-records/member-records.js';
+import { getCredential } from '../../src/model-records/session-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kIdp = { issuer: 'https://idp.acme.test', clientId: 'flagwire', clientSecret: 'very-secret-value' };
@@ -79,7 +81,7 @@ t.test(
           for (const orgId of orgs) {
             made('scimEnable', { orgId, principal: kOperator });
             const write = { orgId, secretHash: store.getKeyed(kScimSettingsRecords, orgId)!.secretHash, base: kScimBase, verb: 'create' };
-            for (const m of store.listMembers(orgId))
+            for (const m of listMembers(store, orgId))
               made('scimUserWrite', { ...write, body: { userName: `p${users.indexOf(m.userId)}.${runs}@acme.test` } });
           }
           return { orgs, users };
@@ -111,7 +113,7 @@ t.test(
             if (/keeps at least one Owner/.test((err as { detail?: string }).detail ?? '')) lastOwnerKept++;
           }
           for (const orgId of orgs) {
-            if (!store.listMembers(orgId).some((m) => m.role === 'owner'))
+            if (!listMembers(store, orgId).some((m) => m.role === 'owner'))
               throw new Error(`${orgId} has no Owner after ${JSON.stringify(s)}`);
             // Without SSO only, the Owners sign in as before (the operator may still do anything, as ever).
             const settings = store.getKeyed(kSsoSettingsRecords, orgId);
@@ -120,8 +122,8 @@ t.test(
             const glass = settings.breakGlassUserId;
             const able =
               glass !== null &&
-              store.getRole(orgId, glass) === 'owner' &&
-              store.getCredential(glass) !== undefined &&
+              getRole(store, orgId, glass) === 'owner' &&
+              getCredential(store, glass) !== undefined &&
               passwordSignInRefusal(store, glass) === null;
             if (!able) throw new Error(`${orgId} is SSO only and its break-glass Owner ${glass} cannot sign in after ${JSON.stringify(s)}`);
           }

@@ -18,6 +18,7 @@ import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestContext } from '../helpers/cli.js';
 import { listFlags } from '../../src/flag-records/flag-store.js';
 import { listOrgs } from '../../src/model-records/org-records.js';
+import { markDemoSeeded } from '../../src/writer-thread/demo-records.js';
 
 const now = Date.UTC(2030, 0, 1);
 
@@ -139,7 +140,7 @@ async function everyDatabase(t: TestContext): Promise<string> {
   // A person's password (it ends that person's sessions, so another's than the session's below), and
   // the demo seed's mark, the store's own kind, which only the seed writes.
   world.run('userPassword', { userId: ids.viewer, passwordHash: await hashPassword('a long enough password') }, at);
-  world.store.transact((w) => w.markDemoSeeded(at));
+  world.store.transact((w) => markDemoSeeded(w, at));
   world.run('sessionStart', { userId: ids.owner, idHash: 'a'.repeat(64), csrfToken: 'csrf', expiresAt: at + 3_600_000 }, at);
   world.run('recordUsage', { counts: [{ flagId: ids.flag, evaluations: 3, lastEvaluatedAt: at }] });
   world.run('recordActivity', { batches: [{ tokenId: world.tokenIds.read!, lastUsedAt: at, recent: [], denials: [] }] }, at);

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import t from 'tap';
-import { kCapabilityList, kStoreLayout } from '../../src/capabilities.js';
+import { kCapabilityList, kRecordOwners, kStoreLayout } from '../../src/capabilities.js';
 import { defineCapability } from '../../src/capability/capability.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { migrate, migrateOwn } from '../../src/store/pg/migrate.js';
@@ -47,7 +47,7 @@ t.test('the migrations, whoever declares them, are the history every database re
     kHistory,
     'each version keeps its name and its statements, in order',
   );
-  const layout = storeLayout([...kCapabilityList, kSideWidgets]);
+  const layout = storeLayout([...kRecordOwners, kSideWidgets]);
   t.strictSame(
     layout.migrations.map((m) => m.version),
     [...kHistory.map(([version]) => version), 1000],
@@ -62,7 +62,7 @@ t.test('a migration version or a side file declared twice is a start-up error', 
       () => sideStorage([...kCapabilityList, again(version)]),
       new RegExp(`^migration ${version} is declared by \\S+ and by again$`),
     );
-  t.throws(() => storeLayout([...kCapabilityList, kSideWidgets, { ...kSideWidgets, name: 'twice', pgMigrations: [] }]), {
+  t.throws(() => storeLayout([...kRecordOwners, kSideWidgets, { ...kSideWidgets, name: 'twice', pgMigrations: [] }]), {
     message: 'side file widgets.mdb is declared by side-widgets and by twice',
   });
   for (const { file } of kStoreLayout.sideFiles)
@@ -81,7 +81,7 @@ t.test("a declared side file is the data dir's own; an undeclared one is another
   t.throws(() => side.db('gadgets' as 'widgets'), /declares no database gadgets/);
   await side.root.close();
   t.equal(sideFileExists(dir, widgets), true);
-  await LmdbStore.open(dir, { layout: storeLayout([...kCapabilityList, kSideWidgets]) }).close();
+  await LmdbStore.open(dir, { layout: storeLayout([...kRecordOwners, kSideWidgets]) }).close();
   t.throws(() => LmdbStore.open(dir, { layout: kStoreLayout }), {
     name: 'StoreOpenError',
     message: /holds files Flagwire did not write \(widgets\.mdb/,
@@ -129,7 +129,7 @@ t.test('PostgreSQL: each migration is applied once, whichever process comes firs
     'the history a database migrated before the owners declared their migrations holds',
   );
   await withClient(url, (c) => migrate(c, kStoreLayout.migrations));
-  const layout = storeLayout([...kCapabilityList, kSideWidgets]);
+  const layout = storeLayout([...kRecordOwners, kSideWidgets]);
   for (const owner of kCapabilityList) await withClient(url, (c) => migrateOwn(c, owner.pgMigrations ?? []));
   await withClient(url, (c) => migrate(c, layout.migrations));
   const after = await history(url);

@@ -43,6 +43,18 @@ import { deleteFlag, findFlagByName, getFlag, getUsage, listFlags, putFlag, putU
 import { getOrg, putOrg, listOrgs, findUserByEmail, getUser, putUser } from '../../src/model-records/org-records.js';
 import { putProject, listProjects, getProject, listAudiences, getAudience, putAudience } from '../../src/model-records/project-records.js';
 import { putToken, putActivity, listTokens, getTokenByHash, getActivity, getToken } from '../../src/model-records/token-records.js';
+import { isEmptyStore } from '../../src/model-records/lookups.js';
+import { appendMail, getMail, listDueMail, listMail, putMail } from '../../src/model-records/mail-records.js';
+import { getRole, listMembers, putMember } from '../../src/model-records/member-records.js';
+import {
+  deleteSession,
+  getCredential,
+  getSession,
+  listUserSessions,
+  putCredential,
+  putSession,
+} from '../../src/model-records/session-records.js';
+import { isDemoSeeded, markDemoSeeded } from '../../src/writer-thread/demo-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 
@@ -152,15 +164,15 @@ function audit(projectId: string, action: AuditAction): NewAuditEntry {
 t.test('every record kind round-trips through a close and reopen', async (t) => {
   const dir = tempDir(t, 'flagwire-store-');
   const store = Store.open(dir);
-  t.ok(store.isEmpty());
+  t.ok(isEmptyStore(store));
   t.equal(store.schemaVersion(), kSchemaVersion);
   const seqBefore = store.configSeq();
   const written = store.transact((w) => {
     putOrg(w, org);
     putOrg(w, org2);
     putUser(w, user);
-    w.putMember({ orgId: 'org_1', userId: 'usr_1', role: 'admin' });
-    w.putMember({ orgId: 'org_2', userId: 'usr_1', role: 'viewer' });
+    putMember(w, { orgId: 'org_1', userId: 'usr_1', role: 'admin' });
+    putMember(w, { orgId: 'org_2', userId: 'usr_1', role: 'viewer' });
     putProject(w, project);
     putProject(w, multi);
     putAudience(w, audience);
@@ -172,10 +184,10 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
     const a1 = w.appendAudit(audit('prj_1', 'flag.create'));
     const a2 = w.appendAudit(audit('prj_2', 'flag.patch'));
     const a3 = w.appendAudit(audit('prj_1', 'flag.rename'));
-    const m1 = w.appendMail(mail);
-    const m2 = w.appendMail({ ...mail, to: 'x@y.test' });
-    w.putMail({ ...m1, sentAt: at + 5, attempts: 1 });
-    w.markDemoSeeded(at);
+    const m1 = appendMail(w, mail);
+    const m2 = appendMail(w, { ...mail, to: 'x@y.test' });
+    putMail(w, { ...m1, sentAt: at + 5, attempts: 1 });
+    markDemoSeeded(w, at);
     return { a1, a2, a3, m1, m2 };
   });
   t.strictSame([written.a1.seq, written.a2.seq, written.a3.seq], [1, 2, 3], 'audit sequence numbers count across projects');
@@ -185,8 +197,8 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
 
   const again = Store.open(dir);
   t.teardown(() => again.close());
-  t.notOk(again.isEmpty());
-  t.ok(again.isDemoSeeded());
+  t.notOk(isEmptyStore(again));
+  t.ok(isDemoSeeded(again));
   t.strictSame(getOrg(again, 'org_1'), org);
   t.strictSame(listOrgs(again), [org, org2]);
   t.strictSame(getUser(again, 'usr_1'), user);
@@ -194,9 +206,9 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
   t.equal(findUserByEmail(again, 'nobody@acme.test'), undefined);
   t.equal(findUserByEmail(again, 'olive@acme.tes'), undefined, 'a prefix of an address is not it');
   t.equal(findUserByEmail(again, `${'x'.repeat(3000)}@acme.test`), undefined, "an address longer than any key is nobody's, not an error");
-  t.equal(again.getRole('org_1', 'usr_1'), 'admin');
-  t.equal(again.getRole('org_1', 'usr_2'), undefined);
-  t.strictSame(again.listMembers('org_2'), [{ orgId: 'org_2', userId: 'usr_1', role: 'viewer' }]);
+  t.equal(getRole(again, 'org_1', 'usr_1'), 'admin');
+  t.equal(getRole(again, 'org_1', 'usr_2'), undefined);
+  t.strictSame(listMembers(again, 'org_2'), [{ orgId: 'org_2', userId: 'usr_1', role: 'viewer' }]);
   t.strictSame(getProject(again, 'prj_2'), multi);
   t.strictSame(listProjects(again), [project, multi]);
   t.strictSame(getAudience(again, 'aud_1'), audience);
@@ -215,7 +227,7 @@ t.test('every record kind round-trips through a close and reopen', async (t) => 
   t.strictSame(again.listAudit('prj_1', { limit: 1, before: null }), [written.a3]);
   t.strictSame(again.listAudit('prj_1', { limit: 10, before: 3 }), [written.a1], 'before pages back');
   t.strictSame(again.listAudit('prj_2', { limit: 10, before: null }), [written.a2]);
-  t.strictSame(again.listMail(), [{ ...written.m1, sentAt: at + 5, attempts: 1 }, written.m2]);
+  t.strictSame(listMail(again), [{ ...written.m1, sentAt: at + 5, attempts: 1 }, written.m2]);
 });
 
 t.test('updates replace, deletes remove, and indexes follow', async (t) => {
@@ -273,7 +285,7 @@ t.test('configSeq moves only with configuration: audit, activity and mail writes
   store.transact((w) => {
     putActivity(w, activity);
     w.appendAudit(audit('prj_1', 'flag.tags'));
-    w.putMail({ ...w.appendMail(mail), sentAt: at, attempts: 1 });
+    putMail(w, { ...appendMail(w, mail), sentAt: at, attempts: 1 });
   });
   t.equal(store.configSeq(), seq, 'eval and API caches stay valid across an activity flush');
   store.transact((w) => putFlag(w, single));
@@ -389,50 +401,50 @@ t.test('the index of mail to send: a poll reads only due messages, a result move
   const store = Store.open(dir);
   t.teardown(() => store.close());
   const [sent, later, due, failing] = store.transact((w) => [
-    w.appendMail(mail),
-    w.appendMail({ ...mail, to: 'later@acme.test', nextAttemptAt: at + 60_000 }),
-    w.appendMail({ ...mail, to: 'due@acme.test', nextAttemptAt: at + 10 }),
-    w.appendMail({ ...mail, to: 'failing@acme.test' }),
+    appendMail(w, mail),
+    appendMail(w, { ...mail, to: 'later@acme.test', nextAttemptAt: at + 60_000 }),
+    appendMail(w, { ...mail, to: 'due@acme.test', nextAttemptAt: at + 10 }),
+    appendMail(w, { ...mail, to: 'failing@acme.test' }),
   ]);
   t.strictSame(
-    store.listDueMail(at + 10, 10).map((m) => m.to),
+    listDueMail(store, at + 10, 10).map((m) => m.to),
     ['olive@acme.test', 'failing@acme.test', 'due@acme.test'],
     'earliest due first, the later one not yet',
   );
   t.strictSame(
-    store.listDueMail(at + 10, 2).map((m) => m.seq),
+    listDueMail(store, at + 10, 2).map((m) => m.seq),
     [sent!.seq, failing!.seq],
     'at most `limit`',
   );
   store.transact((w) => {
-    w.putMail({ ...sent!, sentAt: at + 1, attempts: 1 });
-    w.putMail({ ...failing!, attempts: 1, lastError: 'busy', nextAttemptAt: at + 30_000 });
+    putMail(w, { ...sent!, sentAt: at + 1, attempts: 1 });
+    putMail(w, { ...failing!, attempts: 1, lastError: 'busy', nextAttemptAt: at + 30_000 });
   });
   t.strictSame(
-    store.listDueMail(at + 10, 10).map((m) => m.seq),
+    listDueMail(store, at + 10, 10).map((m) => m.seq),
     [due!.seq],
     'sent and retried-later messages leave the due list',
   );
   t.strictSame(
-    store.listDueMail(at + 60_000, 10).map((m) => m.seq),
+    listDueMail(store, at + 60_000, 10).map((m) => m.seq),
     [due!.seq, failing!.seq, later!.seq],
     'a retry is due at its new time',
   );
-  store.transact((w) => w.putMail({ ...failing!, attempts: 12, lastError: 'busy', nextAttemptAt: at + 60_000, failedAt: at + 30_000 }));
+  store.transact((w) => putMail(w, { ...failing!, attempts: 12, lastError: 'busy', nextAttemptAt: at + 60_000, failedAt: at + 30_000 }));
   t.strictSame(
-    store.listDueMail(Number.MAX_SAFE_INTEGER, 10).map((m) => m.seq),
+    listDueMail(store, Number.MAX_SAFE_INTEGER, 10).map((m) => m.seq),
     [due!.seq, later!.seq],
     'a message given up is never due again',
   );
-  t.equal(store.listMail().length, 4, 'the outbox still lists every message');
-  t.strictSame(store.getMail(failing!.seq), {
+  t.equal(listMail(store).length, 4, 'the outbox still lists every message');
+  t.strictSame(getMail(store, failing!.seq), {
     ...failing!,
     attempts: 12,
     lastError: 'busy',
     nextAttemptAt: at + 60_000,
     failedAt: at + 30_000,
   });
-  t.equal(store.getMail(99), undefined);
+  t.equal(getMail(store, 99), undefined);
 });
 
 t.test('a schema 1 data dir (no index of mail to send) is migrated when opened for writing', async (t) => {
@@ -448,19 +460,19 @@ t.test('a schema 1 data dir (no index of mail to send) is migrated when opened f
 
   const reader = Store.open(dir, { readOnly: true });
   t.equal(reader.schemaVersion(), 1, 'a read-only open reads it as it is');
-  t.equal(reader.listMail().length, 3);
+  t.equal(listMail(reader).length, 3);
   await reader.close();
 
   const store = Store.open(dir);
   t.teardown(() => store.close());
   t.equal(store.schemaVersion(), kSchemaVersion);
-  t.equal(kSchemaVersion, 19);
+  t.equal(kSchemaVersion, 20);
   t.strictSame(
-    store.listDueMail(at + 5, 10).map((m) => m.seq),
+    listDueMail(store, at + 5, 10).map((m) => m.seq),
     [2],
     'the pending message is indexed, sent and given-up ones are not',
   );
-  t.equal(store.listMail().length, 3);
+  t.equal(listMail(store).length, 3);
 });
 
 t.test('a schema 2 data dir (no usage database) reads as never evaluated, and is migrated when opened for writing', async (t) => {
@@ -493,9 +505,9 @@ t.test('a schema 3 data dir (no auth database) reads as no passwords or sessions
   const reader = Store.open(dir, { readOnly: true });
   t.equal(reader.schemaVersion(), 3, 'a read-only open reads it as it is');
   t.strictSame(findUserByEmail(reader, 'OLIVE@acme.test'), user, 'without the e-mail index, the lookup scans');
-  t.equal(reader.getCredential('usr_1'), undefined);
-  t.equal(reader.getSession('ab'.repeat(32)), undefined);
-  t.same(reader.listUserSessions('usr_1'), []);
+  t.equal(getCredential(reader, 'usr_1'), undefined);
+  t.equal(getSession(reader, 'ab'.repeat(32)), undefined);
+  t.same(listUserSessions(reader, 'usr_1'), []);
   await reader.close();
 
   const store = Store.open(dir);
@@ -505,17 +517,17 @@ t.test('a schema 3 data dir (no auth database) reads as no passwords or sessions
   const seq = store.configSeq();
   const session = { idHash: 'cd'.repeat(32), userId: 'usr_1', csrfToken: 'csrf', createdAt: at, expiresAt: at + 1 };
   store.transact((w) => {
-    w.putCredential({ userId: 'usr_1', passwordHash: 'scrypt$2$1$1$AA==$AA==', updatedAt: at });
-    w.putSession(session);
-    w.putSession({ ...session, idHash: 'ef'.repeat(32), userId: 'usr_2' });
+    putCredential(w, { userId: 'usr_1', passwordHash: 'scrypt$2$1$1$AA==$AA==', updatedAt: at });
+    putSession(w, session);
+    putSession(w, { ...session, idHash: 'ef'.repeat(32), userId: 'usr_2' });
   });
-  t.strictSame(store.getCredential('usr_1'), { userId: 'usr_1', passwordHash: 'scrypt$2$1$1$AA==$AA==', updatedAt: at });
-  t.strictSame(store.getSession(session.idHash), session);
-  t.strictSame(store.listUserSessions('usr_1'), [session], "only the user's own sessions");
+  t.strictSame(getCredential(store, 'usr_1'), { userId: 'usr_1', passwordHash: 'scrypt$2$1$1$AA==$AA==', updatedAt: at });
+  t.strictSame(getSession(store, session.idHash), session);
+  t.strictSame(listUserSessions(store, 'usr_1'), [session], "only the user's own sessions");
   t.equal(store.configSeq(), seq, 'passwords and sessions do not move configSeq');
-  store.transact((w) => w.deleteSession(session));
-  t.equal(store.getSession(session.idHash), undefined);
-  t.same(store.listUserSessions('usr_1'), [], 'the index entry goes with it');
+  store.transact((w) => deleteSession(w, session));
+  t.equal(getSession(store, session.idHash), undefined);
+  t.same(listUserSessions(store, 'usr_1'), [], 'the index entry goes with it');
 });
 
 t.test('a schema 4 data dir (no index of flag names) finds flags by name, and is migrated when opened for writing', async (t) => {
@@ -681,7 +693,7 @@ t.test('a data dir with files Flagwire did not write is refused, never written o
   const dotted = tempDir(t, 'flagwire-store-');
   writeFileSync(join(dotted, '.keep'), '');
   const store = Store.open(dotted);
-  t.ok(store.isEmpty(), 'hidden files (such as .keep) are allowed');
+  t.ok(isEmptyStore(store), 'hidden files (such as .keep) are allowed');
   await store.close();
 });
 

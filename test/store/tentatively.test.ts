@@ -5,6 +5,7 @@
 import t from 'tap';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { Store } from '../helpers/store.js';
+import { isDemoSeeded, markDemoSeeded } from '../../src/writer-thread/demo-records.js';
 
 const store = Store.open(tempDir(t));
 t.teardown(() => store.close());
@@ -16,14 +17,14 @@ t.test('a write made before a throw in tentatively is not in the change set', as
         () =>
           w.tentatively(
             () => {
-              w.markDemoSeeded(1);
+              markDemoSeeded(w, 1);
               throw new Error('refused');
             },
             () => true,
           ),
         /refused/,
       );
-      return w.isDemoSeeded() ? 'kept' : 'went on';
+      return isDemoSeeded(w) ? 'kept' : 'went on';
     },
   ]);
   t.strictSame(settled, [{ ok: true, value: 'went on' }]);

@@ -14,6 +14,7 @@ import { type OpenStream, type SyncCall, SyncClient, unreadCall } from '../helpe
 import { buildWorld } from '../helpers/world.js';
 import { findFlagByName } from '../../src/flag-records/flag-store.js';
 import { getActivity } from '../../src/model-records/token-records.js';
+import { listMail } from '../../src/model-records/mail-records.js';
 
 const kMaxStreams = 4;
 const dataDir = tempDataDir();
@@ -422,7 +423,7 @@ t.test("a revoked token's open stream ends UNAUTHENTICATED, and its refusals are
   // The denial mail, as for the Management API: at most once per token per 24 h.
   world.store.resetReadTxn();
   t.ok(
-    world.store.listMail().some((m) => m.subject === 'Flagwire: API token "sync-revoked" was refused'),
+    listMail(world.store).some((m) => m.subject === 'Flagwire: API token "sync-revoked" was refused'),
     'the creator and the owners are mailed',
   );
 });

@@ -12,7 +12,7 @@ import type { PgSystem, RecordSource } from './pg-system.js';
 export async function catchUp(copy: StoreCopy, source: RecordSource, databaseId: string, target: number): Promise<number> {
   const follows = copy.replicaOf();
   if (follows !== databaseId) {
-    if (follows === undefined && !copy.isEmpty()) {
+    if (follows === undefined && copy.holdsConfiguration()) {
       throw new StoreOpenError(
         'the data directory holds data of its own, not a copy of this PostgreSQL database; copy it there with `flagwire migrate-to-postgres --database URL --data DIR` (into an empty database), or give each node an empty data directory',
       );

@@ -1,17 +1,11 @@
-// The records of the LMDB store: the simple kinds' generic reads and writes (getKeyed, putKeyed and their
-// lookups), and those of the kinds still kept in a layout of their own (memberships, audit, mail and
-// console sign-in), in the layout of layout.ts. The writes check that they run inside a
-// transaction (LmdbStore, lmdb-store.ts, owns the transactions), note when they change configuration
-// (configSeq), and hand what they write to the change recorder (change-recorder.ts).
+// The records of the LMDB store: every kind's generic reads and writes (getKeyed, putKeyed and their
+// lookups, in the keyed layout of layout.ts), and the audit log, still kept in a layout of its own. The
+// writes check that they run inside a transaction (LmdbStore, lmdb-store.ts, owns the transactions),
+// note when they change configuration (configSeq), and hand what they write to the change recorder
+// (change-recorder.ts).
 import { FlagwireError } from '../errors.js';
-import { isPending } from '../model/mail.js';
-import { kMaxEmailLength, type Membership, type Role } from '../model/accounts.js';
 import type { AuditEntry } from '../model/audit.js';
-import type { Invitation } from '../model/invitations.js';
-import type { MailMessage } from '../model/mail.js';
-import type { Credential, Session } from '../model/sessions.js';
 import type { ChangeLog } from './change-log.js';
-import { byCreation } from '../model/by-creation.js';
 import { ChangeRecorder } from './change-recorder.js';
 import type { StoreLayout } from './store-layout.js';
 import { changeOf, type Change, type Revision } from './changes.js';
@@ -30,17 +24,8 @@ import type {
   StoreWriter,
   Tentative,
 } from './interfaces.js';
-import {
-  kAuditRecords,
-  kCredentialRecords,
-  kDemoSeededRecords,
-  kInvitationRecords,
-  kMailRecords,
-  kMemberRecords,
-  kSessionRecords,
-  type RecordKind,
-} from './record-kinds.js';
-import { dueKey, kSchemaVersion, kUserOrgsSchema, userOrgKey, databaseNamed, type Databases } from './layout.js';
+import { kAuditRecords } from './record-kinds.js';
+import { kSchemaVersion, databaseNamed, sequenceKey, type Databases } from './layout.js';
 import {
   readEntries,
   readTally,
@@ -52,12 +37,10 @@ import {
   type LookupDatabases,
 } from './keyed-lookups.js';
 
-const kMaxRange = '\uffff';
-
 /** An id too long to be a key Flagwire made is absent, and never reaches LMDB (keyed-lookups.ts says why). */
 const tooLong = tooLongPart;
 
-export abstract class LmdbRecords implements StoreWriter {
+export abstract class LmdbKeyed implements StoreWriter {
   /** Whether a write transaction is open (set by LmdbStore's transactions). */
   protected inTxn = false;
   /** Set by the writes of the current transaction that change configuration (see configSeq). */
@@ -101,47 +84,6 @@ export abstract class LmdbRecords implements StoreWriter {
     return (this.db.meta.get('schemaVersion') as number | undefined) ?? kSchemaVersion;
   }
 
-  isDemoSeeded(): boolean {
-    return this.db.meta.get('demoSeeded') !== undefined;
-  }
-
-  isEmpty(): boolean {
-    return this.db.orgs.getKeysCount() === 0 && this.db.users.getKeysCount() === 0 && this.db.projects.getKeysCount() === 0;
-  }
-
-  getRole(orgId: string, userId: string): Role | undefined {
-    return tooLong(orgId) || tooLong(userId) ? undefined : this.db.members.get([orgId, userId]);
-  }
-
-  listMembers(orgId: string): Membership[] {
-    return [...this.db.members.getRange({ start: [orgId], end: [orgId, kMaxRange] })].map(({ key, value }) => ({
-      orgId,
-      userId: key[1],
-      role: value,
-    }));
-  }
-
-  /**
-   * Through the auth database's index of a user's organisations (kUserOrgsSchema): the console's home must not
-   * read every organisation on the front-end thread. A read-only open of an older file reads every membership.
-   */
-  listUserMemberships(userId: string): Membership[] {
-    if (tooLong(userId)) return [];
-    const auth = this.db.auth;
-    if (auth === undefined || this.schemaVersion() < kUserOrgsSchema) {
-      const out: Membership[] = [];
-      for (const { key, value } of this.db.members.getRange()) if (key[1] === userId) out.push({ orgId: key[0], userId, role: value });
-      return out;
-    }
-    const out: Membership[] = [];
-    for (const key of auth.getKeys({ start: ['userOrg', userId], end: ['userOrg', userId, kMaxRange] })) {
-      const orgId = (key as string[])[2]!;
-      const role = this.getRole(orgId, userId);
-      if (role !== undefined) out.push({ orgId, userId, role });
-    }
-    return out;
-  }
-
   listAudit(projectId: string, page: AuditPage): AuditEntry[] {
     if (tooLong(projectId)) return [];
     const start: [string, number] = [projectId, page.before === null ? Number.MAX_SAFE_INTEGER : page.before - 1];
@@ -177,9 +119,9 @@ export abstract class LmdbRecords implements StoreWriter {
     return tooLong(key) ? undefined : databaseNamed<V>(this.db, kind.database)?.get(key);
   }
 
-  listKeyed<V>(kind: KeyedKind<V>): V[] {
+  listKeyed<V>(kind: KeyedKind<V>, limit?: number): V[] {
     const db = databaseNamed<V>(this.db, kind.database);
-    return db === undefined ? [] : [...db.getRange().map(({ value }) => value)];
+    return db === undefined ? [] : [...db.getRange({ limit }).map(({ value }) => value)];
   }
 
   listKeyedBy<V>(kind: KeyedKind<V>, index: string, key: LookupKey, range: LookupRange = {}): V[] {
@@ -215,66 +157,6 @@ export abstract class LmdbRecords implements StoreWriter {
     return this.held.names.has(`${kindName}\u0000${index}`);
   }
 
-  listMail(): MailMessage[] {
-    return [...this.db.mail.getRange().map(({ value }) => value)];
-  }
-
-  getMail(seq: number): MailMessage | undefined {
-    return this.db.mail.get(seq);
-  }
-
-  listDueMail(now: number, limit: number): MailMessage[] {
-    const out: MailMessage[] = [];
-    for (const key of this.db.mailDue.getKeys({ end: [now, Number.MAX_SAFE_INTEGER], limit })) {
-      const message = this.db.mail.get(key[1]);
-      if (message !== undefined) out.push(message);
-    }
-    return out;
-  }
-
-  getCredential(userId: string): Credential | undefined {
-    return tooLong(userId) ? undefined : (this.db.auth?.get(['credential', userId]) as Credential | undefined);
-  }
-
-  getSession(idHash: string): Session | undefined {
-    return tooLong(idHash) ? undefined : (this.db.auth?.get(['session', idHash]) as Session | undefined);
-  }
-
-  listUserSessions(userId: string): Session[] {
-    const auth = this.db.auth;
-    if (auth === undefined || tooLong(userId)) return [];
-    const out: Session[] = [];
-    for (const key of auth.getKeys({ start: ['userSession', userId], end: ['userSession', userId, kMaxRange] })) {
-      const session = auth.get(['session', (key as string[])[2]!]) as Session | undefined;
-      if (session !== undefined) out.push(session);
-    }
-    return out;
-  }
-
-  getInvitation(id: string): Invitation | undefined {
-    return tooLong(id) ? undefined : (this.db.auth?.get(['invitation', id]) as Invitation | undefined);
-  }
-
-  listOrgInvitations(orgId: string): Invitation[] {
-    return tooLong(orgId) ? [] : this.invitationsIndexed('orgInvitation', orgId);
-  }
-
-  listEmailInvitations(email: string): Invitation[] {
-    const wanted = email.toLowerCase();
-    return wanted.length > kMaxEmailLength ? [] : this.invitationsIndexed('emailInvitation', wanted);
-  }
-
-  private invitationsIndexed(index: 'orgInvitation' | 'emailInvitation', value: string): Invitation[] {
-    const auth = this.db.auth;
-    if (auth === undefined) return [];
-    const out: Invitation[] = [];
-    for (const key of auth.getKeys({ start: [index, value], end: [index, value, kMaxRange] })) {
-      const invitation = auth.get(['invitation', (key as string[])[2]!]) as Invitation | undefined;
-      if (invitation !== undefined) out.push(invitation);
-    }
-    return out.sort(byCreation);
-  }
-
   // ---- writes (inside transact) ------------------------------------------------------------
 
   private assertTxn(): void {
@@ -286,28 +168,11 @@ export abstract class LmdbRecords implements StoreWriter {
     this.configChanged = true;
   }
 
-  putMember(member: Membership): void {
-    this.assertConfigTxn();
-    this.db.members.putSync([member.orgId, member.userId], member.role);
-    // Derived, as the e-mail index: a copy rebuilds it from the memberships it applies.
-    this.db.auth?.putSync(userOrgKey(member), null);
-    this.recordPut(kMemberRecords, member);
-  }
-
-  deleteMember(member: Pick<Membership, 'orgId' | 'userId'>): void {
-    this.assertConfigTxn();
-    const role = this.getRole(member.orgId, member.userId);
-    if (role === undefined) return;
-    this.db.members.removeSync([member.orgId, member.userId]);
-    this.db.auth?.removeSync(userOrgKey(member));
-    this.recordRemoval(kMemberRecords, { orgId: member.orgId, userId: member.userId, role });
-  }
-
   appendAudit(entry: NewAuditEntry): AuditEntry {
     this.assertTxn();
-    const full: AuditEntry = { seq: this.nextSeq('auditSeq'), ...entry };
+    const full: AuditEntry = { seq: this.advance('auditSeq'), ...entry };
     this.db.audit.putSync([full.projectId, full.seq], full);
-    this.recordPut(kAuditRecords, full);
+    this.recorder.record(changeOf(kAuditRecords.name, full));
     this.auditCollector?.push(full);
     return full;
   }
@@ -320,7 +185,14 @@ export abstract class LmdbRecords implements StoreWriter {
     const stored = logged || kind.indexes !== undefined ? db.get(kind.key(value)) : undefined;
     if (kind.indexes !== undefined) refile(this.lookupDatabases(), kind, stored, value);
     db.putSync(kind.key(value), value);
+    if (kind.sequence !== undefined) this.raiseSeq(sequenceKey(kind.name), kind.sequence(value));
     this.recorder.record(changeOf(kind.name, value), logged ? stored : undefined);
+  }
+
+  nextSeq<V>(kind: KeyedKind<V>): number {
+    this.assertTxn();
+    if (kind.sequence === undefined) throw new Error(`record kind ${kind.name} is not numbered in sequence`);
+    return ((this.db.meta.get(sequenceKey(kind.name)) as number | undefined) ?? 0) + 1;
   }
 
   deleteKeyed<V>(kind: KeyedKind<V>, value: V): void {
@@ -362,35 +234,6 @@ export abstract class LmdbRecords implements StoreWriter {
     return { entries, tallies };
   }
 
-  /** Hands the change that put `value`, a record of `kind`, written over `base` (baseOf), to the recorder. */
-  private recordPut<V>(kind: RecordKind<V>, value: V, base?: V): void {
-    this.recorder.record(changeOf(kind.name, value), base);
-  }
-
-  /** Hands the change that deleted `value`, a record of `kind`, to the recorder. */
-  private recordRemoval<V>(kind: RecordKind<V>, value: V): void {
-    if (kind.removal === undefined) throw new Error(`record kind ${kind.name} declares no deletion`);
-    this.recorder.record(changeOf(kind.removal.name, value));
-  }
-
-  appendMail(message: Omit<MailMessage, 'seq'>): MailMessage {
-    this.assertTxn();
-    const full: MailMessage = { seq: this.nextSeq('mailSeq'), ...message };
-    this.db.mail.putSync(full.seq, full);
-    if (isPending(full)) this.db.mailDue.putSync(dueKey(full), null);
-    this.recordPut(kMailRecords, full);
-    return full;
-  }
-
-  putMail(message: MailMessage): void {
-    this.assertTxn();
-    const before = this.db.mail.get(message.seq);
-    if (before !== undefined && isPending(before)) this.db.mailDue.removeSync(dueKey(before));
-    this.db.mail.putSync(message.seq, message);
-    if (isPending(message)) this.db.mailDue.putSync(dueKey(message), null);
-    this.recordPut(kMailRecords, message);
-  }
-
   abstract tentatively<T>(fn: () => T, review: (changes: readonly Change[]) => boolean): Tentative<T>;
 
   abstract applyChanges(changes: readonly Change[]): void;
@@ -414,51 +257,15 @@ export abstract class LmdbRecords implements StoreWriter {
     }
   }
 
-  markDemoSeeded(at: number): void {
-    this.assertTxn();
-    this.db.meta.putSync('demoSeeded', at);
-    this.recordPut(kDemoSeededRecords, at);
-  }
-
-  putCredential(credential: Credential): void {
-    this.assertTxn();
-    this.db.auth!.putSync(['credential', credential.userId], credential);
-    this.recordPut(kCredentialRecords, credential);
-  }
-
-  putSession(session: Session): void {
-    this.assertTxn();
-    this.db.auth!.putSync(['session', session.idHash], session);
-    this.db.auth!.putSync(['userSession', session.userId, session.idHash], null);
-    this.recordPut(kSessionRecords, session);
-  }
-
-  deleteSession(session: Session): void {
-    this.assertTxn();
-    this.db.auth!.removeSync(['session', session.idHash]);
-    this.db.auth!.removeSync(['userSession', session.userId, session.idHash]);
-    this.recordRemoval(kSessionRecords, session);
-  }
-
-  putInvitation(invitation: Invitation): void {
-    this.assertTxn();
-    this.db.auth!.putSync(['invitation', invitation.id], invitation);
-    this.db.auth!.putSync(['orgInvitation', invitation.orgId, invitation.id], null);
-    this.db.auth!.putSync(['emailInvitation', invitation.email, invitation.id], null);
-    this.recordPut(kInvitationRecords, invitation);
-  }
-
-  deleteInvitation(invitation: Invitation): void {
-    this.assertTxn();
-    this.db.auth!.removeSync(['invitation', invitation.id]);
-    this.db.auth!.removeSync(['orgInvitation', invitation.orgId, invitation.id]);
-    this.db.auth!.removeSync(['emailInvitation', invitation.email, invitation.id]);
-    this.recordRemoval(kInvitationRecords, invitation);
-  }
-
-  private nextSeq(key: 'auditSeq' | 'mailSeq'): number {
+  /** Moves meta's sequence counter `key` on by one, and returns it. */
+  private advance(key: string): number {
     const next = ((this.db.meta.get(key) as number | undefined) ?? 0) + 1;
     this.db.meta.putSync(key, next);
     return next;
+  }
+
+  /** Raises meta's sequence counter `key` to `seq` when below it: the next record of its kind numbers after it. */
+  private raiseSeq(key: string, seq: number): void {
+    if (seq > ((this.db.meta.get(key) as number | undefined) ?? 0)) this.db.meta.putSync(key, seq);
   }
 }
