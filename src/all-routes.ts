@@ -2,7 +2,7 @@
 // in one table, and what is derived from it: the metrics' route labels and every counted route's
 // number, the Management API's dispatch and its uWS entries outside /api/v1. The OpenAPI document reads
 // the same table (src/openapi/document.ts). test/routes/route-table.test.ts and
-// test/capabilities/registry.test.ts check the derivations.
+// test/capability/registry.test.ts check the derivations.
 //
 // Route numbers are derived, never declared: a counted route's number is the index of its label among
 // the labels in the table's order (the routes of one path share it), so a new route is given one by

@@ -207,7 +207,7 @@ export function decideState(state: CompiledState, ctx: EvalContext, roll: () => 
  * The decision decideState gives `state` whatever the context, or null where the context decides (a
  * cohort list, an audience, a percentage split, Unleash's model). Its cases are decideState's, read in
  * its order: a list of a project's flags writes such a state's entry once per flag version, not once per
- * request (list-plan.ts). test/eval/decide.test.ts holds the two to each other for every kind of state.
+ * request (list-plan.ts). test/eval-engine/decide.test.ts holds the two to each other for every kind of state.
  */
 export function contextFreeDecision(state: CompiledState): Decision | null {
   if (!state.enabled) return kDecidedDisabled << 1;

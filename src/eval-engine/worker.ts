@@ -71,7 +71,7 @@ function handleSlot(kind: SlotKind, buffer: ArrayBufferLike, count: number): Arr
 /**
  * The stuck-worker hook's hang: blocked on a word no one ever notifies, until the pool terminates the
  * thread (a termination ends the wait as it would end a loop). Blocked, not spinning: a spin held a core
- * for the whole batch timeout (5 s), twice per run of test/eval/stuck-worker.test.ts, on a 2-core machine.
+ * for the whole batch timeout (5 s), twice per run of test/eval-engine/stuck-worker.test.ts, on a 2-core machine.
  */
 function hangForever(): never {
   const word = new Int32Array(new SharedArrayBuffer(4));

@@ -266,7 +266,7 @@ interface DeliveryBefore9 {
   body: string;
 }
 
-/** A change's payload as schema 9 keeps it (src/webhooks/records.ts DeliveryPayload). */
+/** A change's payload as schema 9 keeps it (src/webhooks/webhook.ts DeliveryPayload). */
 interface PayloadSince9 {
   auditSeq: number;
   projectId: string;

@@ -19,7 +19,7 @@ import {
   listPayloadSeqs,
   listWebhooks,
   putWebhook,
-} from '../../src/webhooks/webhook-store.js';
+} from '../../src/webhooks/records.js';
 import {
   getSchedule,
   listDueSchedules,
@@ -29,7 +29,7 @@ import {
   listSchedules,
   pendingSchedules,
   putSchedule,
-} from '../../src/release-plans/plan-store.js';
+} from '../../src/release-plans/records.js';
 import { deleteFlag, findFlagByName, getFlag, getUsage, putFlag, putUsage } from '../../src/flag-records/flag-store.js';
 import { findUserByEmail } from '../../src/model-records/org-records.js';
 import { listDueMail, listMail } from '../../src/model-records/mail-records.js';
