@@ -2,7 +2,7 @@
 import { FlagwireError } from '../errors.js';
 import { projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
-import { listFlags } from '../flag-records/flag-store.js';
+import { listAllFlags } from '../flag-records/flag-store.js';
 import { auditView as entryAsShown } from '../model/audit.js';
 import { listAudiences } from '../model-records/project-records.js';
 import { listTokens } from '../model-records/token-records.js';
@@ -52,7 +52,7 @@ export function auditView(call: ApiCall) {
     can: access.can,
     entries,
     nextBefore: more ? before : null,
-    flags: named(listFlags(call.store, access.project.id)),
+    flags: named(listAllFlags(call.store, access.project.id)),
     audiences: named(listAudiences(call.store, access.project.id)),
     people: peopleInKeys(call, access.project.orgId, entries),
     actors: actorChoices(call, access.project.id, access.project.orgId),

@@ -333,7 +333,11 @@ export class EvalEngine {
     let entry = this.flags.get(id);
     if (entry === undefined) {
       const flag = getFlag(this.store, id);
-      entry = flag === undefined ? missingFlag(id) : this.compileFlag(flag, getProject(this.store, flag.projectId));
+      // An archived flag is not served: found as no flag at all (docs/decisions.md: archived flags).
+      entry =
+        flag === undefined || flag.archivedAt !== undefined
+          ? missingFlag(id)
+          : this.compileFlag(flag, getProject(this.store, flag.projectId));
       this.remember(this.flags, id, entry);
     }
     if (entry.found) {

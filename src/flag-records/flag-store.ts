@@ -13,9 +13,14 @@ export const kFlagRecords = keyedRecords<Flag>()({
   key: (flag) => flag.id,
   deletedAs: 'flagDeleted',
   indexes: {
-    /** A project's flags. */
-    project: { keysOf: (flag) => [flag.projectId] },
-    /** A flag by its name (unique in its project): a rename moves its entry. */
+    /**
+     * A project's flags in service: an archived flag leaves it, and so every surface that serves or lists
+     * the project's flags, with nothing to filter on the way (docs/decisions.md: archived flags).
+     */
+    project: { keysOf: (flag) => (flag.archivedAt === undefined ? [flag.projectId] : []) },
+    /** A project's archived flags. */
+    archived: { keysOf: (flag) => (flag.archivedAt === undefined ? [] : [flag.projectId]) },
+    /** A flag by its name (unique in its project, archived flags included: a name is kept until deleted for good). */
     name: { keysOf: (flag) => [[flag.projectId, flag.name]] },
   },
 });
@@ -35,9 +40,19 @@ export function getFlag(r: Pick<StoreReader, 'getKeyed'>, id: string): Flag | un
   return r.getKeyed(kFlagRecords, id);
 }
 
-/** The project's flags, oldest first. */
+/** The project's flags in service (not archived), oldest first. */
 export function listFlags(r: Pick<StoreReader, 'listKeyedBy'>, projectId: string): Flag[] {
   return r.listKeyedBy(kFlagRecords, 'project', projectId).sort(byCreation);
+}
+
+/** The project's archived flags, oldest first. */
+export function listArchivedFlags(r: Pick<StoreReader, 'listKeyedBy'>, projectId: string): Flag[] {
+  return r.listKeyedBy(kFlagRecords, 'archived', projectId).sort(byCreation);
+}
+
+/** Every flag of the project, archived or not, oldest first: for what must follow a flag through its archive (a renamed environment, a fragment's uses). */
+export function listAllFlags(r: Pick<StoreReader, 'listKeyedBy'>, projectId: string): Flag[] {
+  return [...listFlags(r, projectId), ...listArchivedFlags(r, projectId)].sort(byCreation);
 }
 
 /** The project's flag of that name (names are unique in a project), by its lookup: no scan of the project's flags. */

@@ -8,5 +8,8 @@ export const kFlagAuditActions = [
   'flag.tags',
   'flag.cohorts',
   'flag.delete',
+  'flag.lifecycle',
+  'flag.archive',
+  'flag.restore',
 ] as const;
 export type FlagAuditAction = (typeof kFlagAuditActions)[number];

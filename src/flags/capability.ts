@@ -11,6 +11,7 @@ import { FlagList, FlagRepresentation, PatchResult } from './representation-shap
 import { kFlagEnvironmentState } from './environment-state.js';
 import { kFragmentEnvironmentState } from './fragment-environment-state.js';
 import { kFragmentRecords } from '../flag-records/fragment-records.js';
+import { FlagLifecycle, LifecycleList, LifecyclePatch } from './lifecycle-shapes.js';
 
 export const kFlags = defineCapability({
   name: 'flags',
@@ -18,7 +19,17 @@ export const kFlags = defineCapability({
   records: [kFlagRecords, kUsageRecords, kFragmentRecords],
   commands: kFlagCommands,
   routes: async () => (await import('./routes.js')).kFlagApiRoutes,
-  schemas: { FlagCreate, FlagPatch, FlagRepresentation, FlagList, PatchResult, FlagdServing: FlagdServingAnswer },
+  schemas: {
+    FlagCreate,
+    FlagPatch,
+    FlagRepresentation,
+    FlagList,
+    PatchResult,
+    FlagdServing: FlagdServingAnswer,
+    FlagLifecycle,
+    LifecycleList,
+    LifecyclePatch,
+  },
   consoleRoutes: async () => (await import('./console-routes.js')).kFlagConsoleRoutes,
   cli: async () => (await import('./cli.js')).kFlagCli,
   auditActions: kFlagAuditActions,

@@ -4,6 +4,7 @@
 import { formatList, formatTime, renderFields, renderTable } from '../cli-command/output.js';
 import type { EnvironmentEntry, EnvironmentsFlag, FlatFlag } from './representation-shapes.js';
 import type { Flag } from '../model/flags.js';
+import type { FlagLifecycle } from './lifecycle-shapes.js';
 
 function formatState(s: { enabled: boolean; trafficPercentage: number; audienceId: string | null }): string {
   return `${s.enabled ? 'on' : 'off'}, ${s.trafficPercentage}%${s.audienceId === null ? '' : `, audience ${s.audienceId}`}`;
@@ -100,4 +101,20 @@ export function renderStaleFlags(result: { days: number; flags: readonly FlagVie
 
 export function renderDeleted(result: { id: string }): string {
   return `Deleted flag ${result.id}.`;
+}
+
+/** Flags' lifecycles, one row each: the stage first, as `flag lifecycles` is read for what to remove. */
+export function renderLifecycles(views: readonly FlagLifecycle[]): string {
+  return renderTable(
+    ['stage', 'name', 'type', 'owner', 'lifetime', 'last evaluated', 'id'],
+    views.map((v) => [
+      v.stage,
+      v.name,
+      v.type,
+      v.owner ?? '-',
+      v.lifetimeDays === 'permanent' ? 'permanent' : `${v.lifetimeDays} days`,
+      v.lastEvaluatedAt === null ? 'never' : formatTime(v.lastEvaluatedAt),
+      v.id,
+    ]),
+  );
 }

@@ -1,10 +1,13 @@
 // The flags capability's command-line commands (src/capability/capability.ts): create, list, stale,
-// show, rename, describe, tags, cohorts, variants and delete a flag, and import a flagd file.
+// show, rename, describe, tags, cohorts, variants and delete a flag, its lifecycle, archive and restore.
 import { principalOf } from '../actor/audit-actor.js';
 import { type Args, splitList, UsageError } from '../cli-command/args.js';
 import { bool, command, type CliCommand, jsonOption, kAsFlagEditor, many, str } from '../cli-command/cli-command.js';
 import * as flagOut from './cli-output.js';
-import { isStale, kDefaultStaleDays, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
+import { isStale, kDefaultStaleDays, kFlagTypes, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
+import { kLifecycleStages, stageParam } from './lifecycle.js';
+import { lifecycleView, projectLifecycle } from './lifecycle-facts.js';
+import type { FlagLifecycle } from './lifecycle-shapes.js';
 import { requireProject } from '../model-records/lookups.js';
 import { requireFlag } from './flag-lookups.js';
 import type { Project } from '../model/projects.js';
@@ -22,7 +25,7 @@ const kIfVersion = str(
 );
 
 const kFlagCreateUsage =
-  'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--bucketing modulo|fractional] [--as USER_ID]';
+  'flag create PROJECT_ID --name NAME [--enabled] [--percentage N] [--env NAME]... [--bucketing modulo|fractional] [--type TYPE] [--owner NAME] [--lifetime DAYS|permanent] [--as USER_ID]';
 const kFlagVariantsUsage =
   'flag variants FLAG_ID [--variants JSON] [--default-variant NAME] [--targeting JSON] [--metadata JSON] [--env NAME] [--if-version ETAG] [--as USER_ID]';
 
@@ -74,9 +77,41 @@ function flagCreateBody(args: Args, help: string): Record<string, unknown> {
   // The value as given: the API's rule names the two it takes.
   const bucketing = args.string('bucketing');
   if (bucketing !== undefined) body.bucketing = bucketing;
+  Object.assign(body, lifecycleOptions(args, help, false));
   if (environments === undefined) return { ...body, ...state };
   return { ...body, environments: Object.fromEntries(environments.map((env) => [env, { ...state }])) };
 }
+
+/**
+ * --type, --owner and --lifetime as the API's body takes them (the API's rules check the values): "" returns
+ * one to its default where `clears` (flag lifecycle), and a number of days is sent as a number.
+ */
+function lifecycleOptions(args: Args, help: string, clears: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [option, key] of [
+    ['type', 'type'],
+    ['owner', 'owner'],
+    ['lifetime', 'lifetimeDays'],
+  ] as const) {
+    const value = args.string(option);
+    if (value === undefined) continue;
+    if (value === '' && clears) out[key] = null;
+    else if (key === 'lifetimeDays' && value !== 'permanent') {
+      if (!/^\d+$/.test(value)) throw new UsageError(`--lifetime must be a whole number of days or "permanent", not "${value}"`, help);
+      out[key] = Number(value);
+    } else out[key] = value;
+  }
+  return out;
+}
+
+const kLifecycleOptions = {
+  type: str('TYPE', `what the flag is for: ${kFlagTypes.join(', ')} (default release)`),
+  owner: str('NAME', "who answers for the flag: a user's or team's name"),
+  lifetime: str('DAYS', 'expected lifetime in days, or "permanent" (default: by type, release and experiment 40, others permanent)'),
+};
+
+const kFlagLifecycleUsage =
+  'flag lifecycle FLAG_ID [--type TYPE] [--owner NAME] [--lifetime DAYS|permanent] [--if-version ETAG] [--as USER_ID]';
 
 export const kFlagCli: readonly CliCommand[] = [
   command({
@@ -99,6 +134,7 @@ export const kFlagCli: readonly CliCommand[] = [
         'modulo|fractional',
         "how the percentage buckets keys, fixed for the flag's life: modulo (default), design §2's public function; fractional, flagd's fractional point, for a flag served to flagd and OpenFeature in-process providers",
       ),
+      ...kLifecycleOptions,
       as: str('USER_ID', kAsFlagEditor),
     },
     notes: "Refusals are the Management API's 400 texts: on a multi-environment project --enabled/--percentage need --env.",
@@ -286,4 +322,67 @@ export const kFlagCli: readonly CliCommand[] = [
       }),
     human: flagOut.renderDeleted,
   }),
+  command({
+    name: 'flag lifecycle',
+    usage: kFlagLifecycleUsage,
+    summary: "a flag's type, owner, lifetime and lifecycle stage; with options, change them first -> the lifecycle",
+    positionals: ['FLAG_ID'],
+    options: { ...kLifecycleOptions, 'if-version': kIfVersion, as: str('USER_ID', kAsFlagEditor) },
+    notes: '"" returns --type, --owner or --lifetime to its default. The stages: docs/api.md, Flag lifecycle.',
+    async run(args, ctx) {
+      const patch = lifecycleOptions(args, `Usage: flagwire ${kFlagLifecycleUsage}`, true);
+      const flagId = args.positional('FLAG_ID');
+      if (Object.keys(patch).length > 0)
+        await ctx.write(kFlagCommands.flagLifecycle, {
+          flagId,
+          patch,
+          principal: principalOf(args.string('as')),
+          ifMatch: args.string('if-version') ?? '',
+        });
+      return ctx.read((r) => {
+        const flag = requireFlag(r, flagId);
+        return lifecycleView(flag, requireProject(r, flag.projectId), getUsage(r, flag.id), ctx.now);
+      });
+    },
+    human: (view: FlagLifecycle) => flagOut.renderLifecycles([view]),
+  }),
+  command({
+    name: 'flag lifecycles',
+    usage: 'flag lifecycles PROJECT_ID [--stage STAGE] [--owner NAME]',
+    summary: "a project's flags with their lifecycle, archived ones too, oldest first -> {flags}",
+    positionals: ['PROJECT_ID'],
+    options: {
+      stage: str('STAGE', `only flags at this stage: ${kLifecycleStages.join(', ')}`),
+      owner: str('NAME', 'only flags of this owner'),
+    },
+    run: (args, ctx) =>
+      ctx.read((r) => {
+        const only = { stage: stageParam(args.string('stage')), owner: args.string('owner') ?? null };
+        return { flags: projectLifecycle(r, requireProject(r, args.positional('PROJECT_ID')), ctx.now, only) };
+      }),
+    human: (result: { flags: FlagLifecycle[] }) => flagOut.renderLifecycles(result.flags),
+  }),
+  archiveCommand('archive', 'archive a flag: no evaluation surface serves it; its name, history and audit are kept -> the flag'),
+  archiveCommand('restore', 'restore an archived flag: it serves again as it was archived -> the flag'),
 ];
+
+/** `flag archive` and `flag restore`: one writer command each, through the approvals gate as any write. */
+function archiveCommand(verb: 'archive' | 'restore', summary: string): CliCommand {
+  return command({
+    name: `flag ${verb}`,
+    usage: `flag ${verb} FLAG_ID [--if-version ETAG] [--as USER_ID]`,
+    summary,
+    positionals: ['FLAG_ID'],
+    options: { 'if-version': kIfVersion, as: str('USER_ID', kAsFlagEditor) },
+    async run(args, ctx) {
+      const input = {
+        flagId: args.positional('FLAG_ID'),
+        principal: principalOf(args.string('as')),
+        ifMatch: args.string('if-version') ?? '',
+      };
+      const flag = await ctx.write(verb === 'archive' ? kFlagCommands.flagArchive : kFlagCommands.flagRestore, input);
+      return ctx.read((r) => flagView(r, flag));
+    },
+    human: flagOut.renderFlagView,
+  });
+}

@@ -4,6 +4,7 @@
 import { commandTable } from '../writer/command.js';
 import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
 import { kUsageCommands } from '../flag-records/usage-commands.js';
+import { flagArchive, flagLifecycle, flagRestore } from './lifecycle-commands.js';
 
 export const kFlagCommands = {
   ...commandTable({
@@ -14,6 +15,9 @@ export const kFlagCommands = {
     flagTags,
     flagCohorts,
     flagDelete,
+    flagLifecycle,
+    flagArchive,
+    flagRestore,
   }),
   ...kUsageCommands,
 };

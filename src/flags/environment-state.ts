@@ -17,7 +17,8 @@ export const kFlagEnvironmentState: EnvironmentBearing<Flag> = {
   projectOf: (flag) => flag.projectId,
   stored: (r, flag) => getFlag(r, flag.id),
   view(_r, flag, env, reads) {
-    if (flag === undefined) return null;
+    // Archived, it is read by no evaluation: archiving one that serves is a change to the environment, as deleting it is.
+    if (flag === undefined || flag.archivedAt !== undefined) return null;
     const state = effectiveState(flag, env);
     // Only a flag left at its defaults asks what plans and requests will set (not every flag's state now).
     if (atDefaults(state) && !reads('planned').some((read) => read.flagId === flag.id && read.state.enabled)) return null;

@@ -44,6 +44,7 @@ import { flagRefsProblem } from './fragment-refs.js';
 import { deleteFlag, findFlagByName, putFlag } from '../flag-records/flag-store.js';
 import { requireFlagUnchanged } from './flag-version.js';
 import { getAudience } from '../model-records/project-records.js';
+import { lifecycleFields } from './lifecycle.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and
 // schema to the rules that need the project (which only the writer reads in the transaction that
@@ -117,6 +118,7 @@ export function createFlagAs(w: StoreWriter, input: CreateFlagAsInput, now: numb
     description: body.description ?? '',
     tags: exactList(body.tags ?? []),
     ...bucketingField(body.bucketing),
+    ...lifecycleFields(body),
     createdAt: now,
     updatedAt: now,
   };
@@ -187,8 +189,8 @@ function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): 
   const audienceIds = [body.audienceId, ...Object.values(environments ?? {}).map((state) => asRecord(state)?.audienceId)];
   for (const id of new Set(audienceIds)) if (isAudienceId(id)) problems.push(...audienceProblem(w, project, id));
   const name = typeof body.name === 'string' ? body.name.trim() : '';
-  if (name !== '' && findFlagByName(w, project.id, name) !== undefined)
-    problems.push(`a flag named "${name}" already exists in this project`);
+  const taken = name === '' ? undefined : findFlagByName(w, project.id, name);
+  if (taken !== undefined) problems.push(nameTakenProblem(taken));
   const fragments = fragmentRules(projectFragments(w, project.id));
   if (project.kind === 'single') problems.push(...createTypedProblems(body, '', fragments), ...createUnleashProblems(body, ''));
   else
@@ -198,6 +200,12 @@ function createProjectProblems(w: StoreWriter, project: Project, raw: unknown): 
         ...createUnleashProblems(state, `environments.${env}.`),
       );
   return problems;
+}
+
+/** Why `taken`'s name cannot be had: an archived flag keeps its name until it is deleted for good. */
+export function nameTakenProblem(taken: Flag): string {
+  const archived = taken.archivedAt === undefined ? '' : ' (archived: restore it, or delete it for good to use the name again)';
+  return `a flag named "${taken.name}" already exists in this project${archived}`;
 }
 
 /**
@@ -278,6 +286,7 @@ export function flagPatch(w: StoreWriter, input: FlagPatchInput, now: number): F
 export function patchFlagAs(w: StoreWriter, input: PatchFlagAsInput, now: number): FlagPatchResult {
   const { flag, project, env, problem } = requirePatchTarget(w, input.projectId, input.flagId, input.env, input.actor.environments);
   requireFlagUnchanged(flag, input.ifMatch ?? '');
+  if (flag.archivedAt !== undefined) throw new FlagwireError('INVALID_REQUEST', archivedProblem(flag));
   const parsed: Parsed = 'received' in input ? parseJsonObject(input.received, 'patch') : { ok: true, value: input.patch };
   // A body that is not a JSON object cannot be checked further: its problem joins the query's.
   if (!parsed.ok) throw new FlagwireError('INVALID_REQUEST', [...(problem === null ? [] : [problem]), parsed.problem].join('; '));
@@ -293,12 +302,17 @@ export function patchFlagAs(w: StoreWriter, input: PatchFlagAsInput, now: number
   return { changed: outcome.changed, flag: outcome.flag };
 }
 
+/** Why an archived flag's state cannot change: it serves nothing until restored. */
+export function archivedProblem(flag: Flag): string {
+  return `flag "${flag.name}" is archived: restore it (POST /api/v1/flags/${flag.id}/restore) before changing its state`;
+}
+
 /**
  * Refuses `flag` as a create or patch would write it when its project's references would then add more
  * than the limit to its flags' rules (src/flags/fragment-refs.ts), in the words of the flag's other
  * rule problems: a patch's path from the state (`"targeting": ...`), a create's from the body.
  */
-function requireRefsWithin(w: StoreReader, flag: Flag, write: 'create' | 'patch'): void {
+export function requireRefsWithin(w: StoreReader, flag: Flag, write: 'create' | 'patch'): void {
   const problem = flagRefsProblem(w, flag, fragmentRules(projectFragments(w, flag.projectId)));
   if (problem === null) return;
   const at = write === 'patch' ? '"targeting"' : problem.env === null ? 'targeting' : `environments.${problem.env}.targeting`;
@@ -457,9 +471,7 @@ export function flagRename(w: StoreWriter, input: ConsoleFlagInput & { name: str
   const target = consoleTarget(w, input, now);
   const name = requireName('name', input.name);
   const taken = findFlagByName(w, target.flag.projectId, name);
-  if (taken !== undefined && taken.id !== target.flag.id) {
-    throw new FlagwireError('INVALID_REQUEST', `a flag named "${name}" already exists in this project`);
-  }
+  if (taken !== undefined && taken.id !== target.flag.id) throw new FlagwireError('INVALID_REQUEST', nameTakenProblem(taken));
   return consoleEdit(w, target, 'name', name, now);
 }
 

@@ -4,7 +4,7 @@
 // representation that drifts from its published schema. Apart from the functions that make them, so the
 // web console's browser code can name these types without the model checks those functions run.
 import { CloneType, Type, type Static } from '../typebox.js';
-import { kTypedProperties } from '../model/schemas.js';
+import { FlagTypeSchema, kTypedProperties, LifetimeDays, Owner } from '../model/schemas.js';
 import { UnleashModel } from '../model/unleash-model.js';
 
 const Id = (description: string) => Type.String({ description });
@@ -25,6 +25,16 @@ const Evaluations = Type.Integer({ minimum: 0, description: 'Evaluations counted
 /** What both forms say of a flag after its id, name and kind, in this order. */
 const kFlagFacts = {
   bucketing: FractionalBucketing,
+  // Issue 99: each only where the flag has it, so every other representation keeps the bytes it had;
+  // GET /api/v1/flags/{id}/lifecycle shows them all, defaults resolved.
+  type: Type.Optional(CloneType(FlagTypeSchema, { description: 'What the flag is for; absent: "release"' })),
+  owner: Type.Optional(CloneType(Owner, { description: 'Who answers for the flag; absent: nobody named' })),
+  lifetimeDays: Type.Optional(
+    CloneType(LifetimeDays, { description: 'Expected lifetime in days, or "permanent"; absent: its type\'s default' }),
+  ),
+  archivedAt: Type.Optional(
+    Type.Number({ description: 'When the flag was archived, Unix ms: it serves nothing until restored; absent: in service' }),
+  ),
   description: Type.String(),
   tags: Type.Array(Type.String()),
   updatedAt: Millis,

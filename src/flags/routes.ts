@@ -16,6 +16,7 @@ import { findFlagByName, getUsage, listFlags } from '../flag-records/flag-store.
 import { flagEtag } from './flag-version.js';
 import { JsonText } from '../routes/handler.js';
 import type { Flag } from '../model/flags.js';
+import { kLifecycleApiRoutes } from './lifecycle-routes.js';
 
 /** A flag's answer with its ETag, which names the stored flag's version (flag-version.ts), not these bytes. */
 function withEtag(value: unknown, flag: Flag): JsonText {
@@ -83,7 +84,9 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
         const name = request.query.get('name');
         // `?name=` finds one flag by the index of names (unique in a project), not by reading every flag.
         const named = name === null ? undefined : findFlagByName(store, auth.project.id, name);
-        const flags = name === null ? listFlags(store, auth.project.id) : named === undefined ? [] : [named];
+        // An archived flag keeps its name but is listed by GET /api/v1/lifecycle only.
+        const listed = named === undefined || named.archivedAt !== undefined ? [] : [named];
+        const flags = name === null ? listFlags(store, auth.project.id) : listed;
         return flagList(flags, auth.project, resolved, (id) => getUsage(store, id));
       },
     },
@@ -191,4 +194,5 @@ export const kFlagApiRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
       },
     },
   },
+  ...kLifecycleApiRoutes,
 };

@@ -29,7 +29,7 @@ import {
 } from '../flag-records/fragment-records.js';
 import type { PreparedFragmentPut } from './fragment-prepare.js';
 import { FragmentCreate, type FragmentBody, type FragmentDeleted, FragmentUpdate, kFragmentNamePattern } from './schemas.js';
-import { listFlags } from '../flag-records/flag-store.js';
+import { listAllFlags } from '../flag-records/flag-store.js';
 
 const kCreateValidator = compileValidator(FragmentCreate, { quoteKeys: false });
 const kUpdateValidator = compileValidator(FragmentUpdate, { quoteKeys: true });
@@ -73,7 +73,8 @@ export interface FragmentUse {
 /** Every flag state of the project whose rule refers to `name`, in the flags' order. */
 export function fragmentUses(r: StoreReader, projectId: string, name: string): FragmentUse[] {
   const uses: FragmentUse[] = [];
-  for (const flag of listFlags(r, projectId)) {
+  // Archived flags too: a restored flag's rule must still find its fragments.
+  for (const flag of listAllFlags(r, projectId)) {
     const states: [string | null, TypedVariants | undefined][] =
       flag.kind === 'flag' ? [[null, flag.state.typed]] : Object.entries(flag.environments).map(([env, s]) => [env, s.typed]);
     for (const [env, typed] of states) if (typed !== undefined && ruleRefs(typed.targeting).has(name)) uses.push({ flag, env, typed });

@@ -66,6 +66,20 @@ export interface EnvState extends FlagState {
   cohorts: string[] | null;
 }
 
+/** What a flag is for (issue 99), Unleash's flag types: each has its expected lifetime. */
+export const kFlagTypes = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
+export type FlagType = (typeof kFlagTypes)[number];
+/** A lifetime in days, or one that never ends. */
+export type Lifetime = number | 'permanent';
+/** The lifetime of each type unless the flag says otherwise (Unleash's expected lifetimes, in days). */
+export const kDefaultLifetimes: Readonly<Record<FlagType, Lifetime>> = Object.freeze({
+  release: 40,
+  experiment: 40,
+  operational: 'permanent',
+  'kill-switch': 'permanent',
+  permission: 'permanent',
+});
+
 interface FlagBase {
   id: string;
   projectId: string;
@@ -82,6 +96,21 @@ interface FlagBase {
    * flag exactly as the server does. Fixed when the flag is made: changing it would move users.
    */
   bucketing?: 'fractional';
+  /**
+   * What the flag is for (issue 99; src/flags/lifecycle.ts), which sets its expected lifetime. Absent (the
+   * key itself): 'release', every flag made before kinds existed, and the record keeps the keys it had.
+   * Not `kind`: the spec's `kind` is the project's form (flag or groupflag).
+   */
+  type?: FlagType;
+  /** Who answers for the flag: a user's or a team's name. Absent: nobody named. */
+  owner?: string;
+  /** Expected lifetime in days, or 'permanent'. Absent: its type's default (kDefaultLifetimes). */
+  lifetimeDays?: Lifetime;
+  /**
+   * When it was archived (issue 99, item 2), Unix ms. Absent: in service. An archived flag leaves every
+   * evaluation surface (kFlagRecords' project lookup lists flags in service only) and keeps its name.
+   */
+  archivedAt?: number;
   createdAt: number;
   updatedAt: number;
 }

@@ -3,6 +3,7 @@
 import { CloneType, Type, type Static, type TSchema } from '../typebox.js';
 import { FlagMetadata, Targeting as FlagdTargeting, VariantValue } from '../targeting/definition.js';
 import { UnleashModel } from './unleash-model.js';
+import { kFlagTypes, kMaxStaleDays } from './flags.js';
 
 export const kLimits = {
   nameLength: 200,
@@ -181,6 +182,33 @@ export const Tags = Type.Array(
   },
 );
 
+/** What a flag is for (issue 99; docs/api.md: Flag lifecycle): it sets the flag's expected lifetime. */
+export const FlagTypeSchema = Type.Union(
+  kFlagTypes.map((t) => Type.Literal(t)),
+  {
+    description: 'What the flag is for, which sets its expected lifetime unless lifetimeDays says otherwise. Absent: "release"',
+    'x-error': `must be one of ${kFlagTypes.map((t) => `"${t}"`).join(', ')}`,
+  },
+);
+export const Owner = Type.String({
+  minLength: 1,
+  maxLength: kLimits.nameLength,
+  pattern: kNamePattern,
+  description: "Who answers for the flag: a user's or a team's name",
+  'x-error': nameRuleText(kLimits.nameLength),
+});
+/** At most kMaxStaleDays, as the stale rule's days. */
+export const LifetimeDays = Type.Union([Type.Integer({ minimum: 1, maximum: kMaxStaleDays }), Type.Literal('permanent')], {
+  description: `Expected lifetime in days (1 to ${kMaxStaleDays}), or "permanent". Absent: the type's default`,
+  'x-error': `must be a whole number of days from 1 to ${kMaxStaleDays}, or "permanent"`,
+});
+/** The lifecycle fields a create may set; each absent keeps its default. */
+export const kLifecycleProperties = {
+  type: Type.Optional(FlagTypeSchema),
+  owner: Type.Optional(Owner),
+  lifetimeDays: Type.Optional(LifetimeDays),
+};
+
 /**
  * POST /api/v1/flags body. One schema for both project kinds; which of the flat state keys and
  * `environments` is allowed depends on the project, checked after the schema (see flag-create).
@@ -191,6 +219,7 @@ export const FlagCreate = Type.Object(
     description: Type.Optional(Description),
     tags: Type.Optional(Tags),
     bucketing: Type.Optional(Bucketing),
+    ...kLifecycleProperties,
     enabled: Type.Optional(Enabled),
     trafficPercentage: Type.Optional(TrafficPercentage),
     cohorts: Type.Optional(Cohorts),

@@ -11,7 +11,7 @@ import { type Actor, actorFor, personOrOperator, type Principal, writeAudit } fr
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
 import { renamePlansEnvironment } from '../release-plans/plan-environments.js';
-import { listFlags, putFlag } from '../flag-records/flag-store.js';
+import { listAllFlags, putFlag } from '../flag-records/flag-store.js';
 import { getOrg } from '../model-records/org-records.js';
 import { putProject, listPersonalProjects, listOrgProjects, listAudiences, putAudience } from '../model-records/project-records.js';
 import type { ProjectAuditAction } from './audit-actions.js';
@@ -122,7 +122,8 @@ export function envRename(w: StoreWriter, input: { projectId: string; from: stri
   // A guarded environment stays guarded under its new name (src/approvals).
   if (project.approvals) next.approvals = project.approvals.map((rule) => ({ ...rule, env: rule.env === null ? null : rename(rule.env) }));
   putProject(w, next);
-  for (const flag of listFlags(w, project.id)) {
+  // Archived flags too: a restored flag keeps its state under the new name.
+  for (const flag of listAllFlags(w, project.id)) {
     if (flag.kind !== 'groupflag' || !Object.hasOwn(flag.environments, input.from)) continue;
     const { [input.from]: moved, ...rest } = flag.environments;
     putFlag(w, { ...flag, environments: { ...rest, [to]: moved! }, updatedAt: Math.max(now, flag.updatedAt + 1) });

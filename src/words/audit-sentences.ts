@@ -51,6 +51,9 @@ const kFieldNames: Readonly<Record<string, string>> = {
   gracePeriodSeconds: "old secret's grace period (seconds)",
   expiresAt: 'expiry',
   clientKey: 'client key',
+  owner: 'owner',
+  lifetimeDays: 'expected lifetime (days)',
+  archivedAt: 'archive time',
 };
 
 /** Keys whose value is the thing itself (a flag, a token, ...): made or removed rather than set or cleared. */
