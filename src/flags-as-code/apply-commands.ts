@@ -12,6 +12,8 @@ import { audienceCreate, audienceUpdate, envAdd } from '../projects/project-comm
 import { createFlagAs, flagCohorts, flagDelete, flagDescribe, flagTags, patchFlagAs } from '../flags/flag-commands.js';
 import { sameCohorts } from '../flags/patch-rules.js';
 import { bucketingField } from '../flags/bucketing.js';
+import { lifecycleFields } from '../flags/lifecycle.js';
+import { flagLifecycle } from '../flags/lifecycle-commands.js';
 import { sameJson, sameTyped } from '../flags/variant-rules.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { fileRefusal, parseFlagFile } from './flag-file.js';
@@ -285,7 +287,7 @@ class ChangeRunner {
   }
 
   createFlag(name: string, flag: ModelFlag): void {
-    const base = { name, description: flag.description, tags: flag.tags, ...bucketingField(flag.bucketing) };
+    const base = { name, description: flag.description, tags: flag.tags, ...bucketingField(flag.bucketing), ...lifecycleFields(flag) };
     const body =
       flag.kind === 'flag'
         ? { ...base, ...this.stateBody(flag.state, null) }
@@ -308,6 +310,9 @@ class ChangeRunner {
     const edit = { flagId, principal: this.applier.principal };
     if (flag.description !== stored.description) flagDescribe(this.w, { ...edit, text: flag.description }, this.now);
     if (!sameJson(flag.tags, stored.tags)) flagTags(this.w, { ...edit, tags: flag.tags }, this.now);
+    // Each field the file leaves out is its default: null returns the stored one to it.
+    const lifecycle = { type: flag.type ?? null, owner: flag.owner ?? null, lifetimeDays: flag.lifetimeDays ?? null };
+    if (!sameJson(lifecycleFields(flag), lifecycleFields(stored))) flagLifecycle(this.w, { ...edit, patch: lifecycle }, this.now);
     if (flag.kind === 'flag' && stored.kind === 'flag') {
       this.patch(flagId, null, stored.state, flag.state, null);
       return;

@@ -20,7 +20,8 @@
 //   }
 //
 // `bucketing` is written only for a flag made fractional (issue 44); a flag without it is a modulo flag,
-// and a file cannot change a stored flag's (plan.ts refuses it).
+// and a file cannot change a stored flag's (plan.ts refuses it). `type`, `owner` and `lifetimeDays`
+// (issue 99) are written only where set; left out, each is its default (release, nobody, the type's).
 //
 // A state may carry typed variants as flagd writes them (variants, defaultVariant, targeting,
 // metadata). A file's `$evaluators` are the project's shared fragments (src/fragments), which a rule
@@ -38,6 +39,7 @@ import {
   Description,
   Enabled,
   ExperimentKey,
+  kLifecycleProperties,
   kLimits,
   kNameRegExp,
   kTypedProperties,
@@ -50,6 +52,7 @@ import { checkEnvName, checkRules } from '../projects/project-commands.js';
 import { mergeTyped, typedProblems } from '../flags/variant-rules.js';
 import { normaliseCohorts } from '../flags/patch-rules.js';
 import { bucketingField } from '../flags/bucketing.js';
+import { lifecycleFields } from '../flags/lifecycle.js';
 import { exactList, sameName } from '../model/input-checks.js';
 import { RefResolver } from '../targeting/refs.js';
 import { type DefinitionProblem, formatPath, listedProblems, problemText } from '../targeting/problems.js';
@@ -78,7 +81,13 @@ const StateFields = {
 };
 
 // A flag's bucketing (issue 44): written only for a fractional flag; left out, the flag is a modulo flag.
-const FlagFields = { description: Type.Optional(Description), tags: Type.Optional(Tags), bucketing: Type.Optional(Bucketing) };
+// Its type, owner and lifetime (issue 99): each written only where the flag has it; left out, its default.
+const FlagFields = {
+  description: Type.Optional(Description),
+  tags: Type.Optional(Tags),
+  bucketing: Type.Optional(Bucketing),
+  ...kLifecycleProperties,
+};
 
 const SingleFileFlag = Type.Object({ ...FlagFields, ...StateFields }, { additionalProperties: false });
 const EnvFileState = Type.Object(StateFields, { additionalProperties: false });
@@ -268,6 +277,7 @@ class FileReader {
       description: flag.description ?? '',
       tags: fileTags(flag.tags),
       ...bucketingField(flag.bucketing),
+      ...lifecycleFields(flag),
       state: this.state(['flags', name], flag),
     };
   }
@@ -289,6 +299,7 @@ class FileReader {
       description: flag.description ?? '',
       tags: fileTags(flag.tags),
       ...bucketingField(flag.bucketing),
+      ...lifecycleFields(flag),
       cohorts: flag.cohorts === undefined ? null : normaliseCohorts(flag.cohorts),
       environments: states,
     };
@@ -377,7 +388,7 @@ export function fileDocument(model: ProjectModel): Record<string, unknown> {
 }
 
 export function fileFlag(flag: ModelFlag): Record<string, unknown> {
-  const base = { description: flag.description, tags: flag.tags, ...bucketingField(flag.bucketing) };
+  const base = { description: flag.description, tags: flag.tags, ...bucketingField(flag.bucketing), ...lifecycleFields(flag) };
   if (flag.kind === 'flag') return { ...base, ...fileState(flag.state) };
   return {
     ...base,

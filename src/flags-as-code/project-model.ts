@@ -9,7 +9,8 @@
 // leaves them out. Null means "not managed here": plan leaves the stored ones as they are.
 import type { UnleashModel } from '../model/unleash-model.js';
 import { effectiveState } from '../flag-records/flag-state.js';
-import type { Flag, TypedVariants } from '../model/flags.js';
+import type { Flag, FlagType, Lifetime, TypedVariants } from '../model/flags.js';
+import { lifecycleFields } from '../flags/lifecycle.js';
 import { bucketingField } from '../flags/bucketing.js';
 import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
@@ -38,6 +39,10 @@ interface ModelFlagBase {
   tags: string[];
   /** As the record keeps it (src/model/flags.ts): absent for a modulo flag. */
   bucketing?: 'fractional';
+  /** Its type, owner and lifetime (issue 99), each as the record keeps it: absent at its default. */
+  type?: FlagType;
+  owner?: string;
+  lifetimeDays?: Lifetime;
 }
 
 export interface ModelSingleFlag extends ModelFlagBase {
@@ -147,7 +152,7 @@ function modelFlag(flag: Flag, project: Project, audienceName: ReadonlyMap<strin
     if (s.unleash !== undefined) out.unleash = s.unleash;
     return out;
   };
-  const base = { description: flag.description, tags: [...flag.tags], ...bucketingField(flag.bucketing) };
+  const base = { description: flag.description, tags: [...flag.tags], ...bucketingField(flag.bucketing), ...lifecycleFields(flag) };
   if (flag.kind === 'flag') return { ...base, kind: 'flag', state: state(null) };
   return {
     ...base,

@@ -63,9 +63,12 @@ export function lifecycleStage(facts: LifecycleFacts): LifecycleStage {
   return 'live';
 }
 
+/** A flag's lifecycle fields as a record, a flag file and a create body carry them: each absent at its default. */
+export type LifecycleFields = Pick<Flag, 'type' | 'owner' | 'lifetimeDays'>;
+
 /** The lifecycle fields a create or a flag file sets: each key only when given, so a record keeps the keys it had. */
-export function lifecycleFields(body: { type?: FlagType; owner?: string; lifetimeDays?: Lifetime }): Partial<Flag> {
-  const out: { type?: FlagType; owner?: string; lifetimeDays?: Lifetime } = {};
+export function lifecycleFields(body: LifecycleFields): LifecycleFields {
+  const out: LifecycleFields = {};
   if (body.type !== undefined) out.type = body.type;
   if (body.owner !== undefined) out.owner = body.owner.trim();
   if (body.lifetimeDays !== undefined) out.lifetimeDays = body.lifetimeDays;

@@ -18,6 +18,7 @@ import { mapEnvironment, type Refusal } from './import-mapping.js';
 import type { SourceFeature, SourceProject, SourceSegment, UnleashSource } from './import-source.js';
 import { listOrgProjects } from '../model-records/project-records.js';
 import { getOrg } from '../model-records/org-records.js';
+import { type FlagType, kFlagTypes } from '../model/flags.js';
 
 /** One Unleash project as a Flagwire project. */
 export interface ProjectImport {
@@ -118,8 +119,17 @@ function projectFile(
       refused.push({ project: project.id, flag: feature.name, refusals });
       continue;
     }
+    const type = flagTypeOf(feature.type);
+    if (type === null)
+      notes.push({
+        project: project.id,
+        flag: feature.name,
+        note: `Unleash type "${feature.type}" is not one Flagwire knows: a release flag`,
+      });
     flags[feature.name] = {
       kind: 'groupflag',
+      // Unleash's flag types are Flagwire's (docs/unleash-import.md): a release flag is the default, left unsaid.
+      ...(type === null || type === 'release' ? {} : { type }),
       description: feature.description,
       tags: [...tags, `unleash-type:${feature.type}`, ...(feature.stale ? ['unleash-stale'] : [])],
       cohorts: null,
@@ -127,6 +137,11 @@ function projectFile(
     };
   }
   return { kind: 'multi', environments, audiences: null, flags, fragments: null };
+}
+
+/** Unleash's flag type as Flagwire's, or null for a type Flagwire does not know. */
+function flagTypeOf(type: string): FlagType | null {
+  return (kFlagTypes as readonly string[]).includes(type) ? (type as FlagType) : null;
 }
 
 /**
