@@ -14,6 +14,7 @@ import { listFragments } from '../flag-records/fragment-records.js';
 import { getUsage, listFlags } from '../flag-records/flag-store.js';
 import { flagEtag } from './flag-version.js';
 import { listAudiences } from '../model-records/project-records.js';
+import { projectLifecycle } from './lifecycle-facts.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));
 const kDescribeForm = compileForm(Type.Object({ description: FormText }));
@@ -64,7 +65,34 @@ export function flagView(call: ApiCall) {
   };
 }
 
+/** The project's lifecycle page (issue 99): every flag with its stage, archived ones too. */
+export function lifecyclePageView(call: ApiCall) {
+  const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
+  return { ...access, flags: projectLifecycle(call.store, access.project, call.now, { stage: null, owner: null }) };
+}
+
+/** The flag page's and the lifecycle page's archive and restore: the API's commands, through the approvals gate. */
+function archiveRoute(verb: 'archive' | 'restore'): ApiRoute {
+  return {
+    method: 'POST',
+    pattern: `flags/:flagId/${verb}`,
+    async run(call) {
+      const { flag, access } = flagAccess(call.store, call.user, call.params.flagId!, call.now);
+      const input = { flagId: flag.id, principal: call.principal, ifMatch: call.ifMatch };
+      const done = await call.writer.call(verb === 'archive' ? kFlagCommands.flagArchive : kFlagCommands.flagRestore, input);
+      return representFlag(done, access.project, null, getUsage(call.store, flag.id));
+    },
+  };
+}
+
 export const kFlagConsoleRoutes: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    pattern: 'projects/:projectId/lifecycle',
+    run: lifecyclePageView,
+  },
+  archiveRoute('archive'),
+  archiveRoute('restore'),
   {
     method: 'GET',
     pattern: 'projects/:projectId',

@@ -5,7 +5,7 @@
 import type * as Declared from '../../src/web-console/api/answers.js';
 import type { approvalsView, flagRequestsView, requestPageView, requestsView, waitingView } from '../../src/approvals/console-routes.js';
 import type { auditView } from '../../src/audit-log/console-routes.js';
-import type { flagView, projectView } from '../../src/flags/console-routes.js';
+import type { flagView, lifecyclePageView, projectView } from '../../src/flags/console-routes.js';
 import type { mailView } from '../../src/mail/console-routes.js';
 import type { homeView, membersView } from '../../src/orgs/console-routes.js';
 import type { sessionView } from '../../src/sessions/console-routes.js';
@@ -32,6 +32,7 @@ export type AnswerChecks = [
   Holds<Answers<ReturnType<typeof webhooksView>, Declared.WebhooksView>>,
   Holds<Answers<ReturnType<typeof clientKeysView>, Declared.ClientKeysView>>,
   Holds<Answers<ReturnType<typeof fragmentsView>, Declared.FragmentsView>>,
+  Holds<Answers<ReturnType<typeof lifecyclePageView>, Declared.LifecyclePageView>>,
   Holds<Answers<ReturnType<typeof projectView>, Declared.ProjectView>>,
   Holds<Answers<ReturnType<typeof flagView>, Declared.FlagPageView>>,
   Holds<Answers<ReturnType<typeof requestsView>, Declared.RequestsView>>,

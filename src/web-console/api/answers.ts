@@ -11,6 +11,7 @@ import type { MailMessage } from '../../model/mail.js';
 import type { TokenStatus } from '../../model/permissions.js';
 import type { Audience, Project } from '../../model/projects.js';
 import type { FlagRepresentation } from '../../flags/representation-shapes.js';
+import type { FlagLifecycle } from '../../flags/lifecycle-shapes.js';
 import type { TokenDenialRecord, TokenRequestRecord, TokenView } from '../../model/tokens.js';
 import type { FlagdServing } from '../../flags/flagd-serving-shape.js';
 import type { RolloutAction, RolloutBody, ScheduledChangeBody } from '../../release-plans/schemas.js';
@@ -149,6 +150,11 @@ export interface WebhooksView extends ProjectAccess {
 /** GET projects/:projectId/fragments: the project's shared fragments, each with the flags whose rules name it. */
 export interface FragmentsView extends ProjectAccess {
   fragments: (FragmentBody & { usedBy: string[] })[];
+}
+
+/** GET projects/:projectId/lifecycle: every flag of the project with its lifecycle, archived ones too (issue 99). */
+export interface LifecyclePageView extends ProjectAccess {
+  flags: FlagLifecycle[];
 }
 
 /** GET projects/:projectId: the flag list, with each flag's stale mark, hourly use and bare splits. */

@@ -16,6 +16,7 @@ import { activityPage, tokensPage } from './token-pages.js';
 import { clientKeysPage } from './client-keys-page.js';
 import { webhooksPage } from './webhooks-page.js';
 import { fragmentsPage } from './fragments-page.js';
+import { lifecyclePage } from './lifecycle-page.js';
 import { experimentResultsPage, experimentsPage } from './experiments-page.js';
 import { showWaiting } from './waiting-count.js';
 import { waitingPage } from './waiting-page.js';
@@ -41,6 +42,7 @@ export async function route(): Promise<void> {
     else if (parts[0] === 'projects' && parts[2] === 'client-keys') await clientKeysPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'webhooks') await webhooksPage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'fragments') await fragmentsPage(parts[1]!);
+    else if (parts[0] === 'projects' && parts[2] === 'lifecycle') await lifecyclePage(parts[1]!);
     else if (parts[0] === 'projects' && parts[2] === 'experiments' && parts.length === 3) await experimentsPage(parts[1]!, params);
     else if (parts[0] === 'projects' && parts[2] === 'experiments' && parts.length === 4)
       await experimentResultsPage(parts[1]!, parts[3]!, params);

@@ -33,6 +33,7 @@ export function projectTabs(project: Project): HTMLElement {
     'nav',
     { 'aria-label': 'Project', class: 'tabs' },
     h('a', { href: `#/projects/${project.id}` }, 'Flags'),
+    h('a', { href: `#/projects/${project.id}/lifecycle` }, 'Lifecycle'),
     h('a', { href: `#/projects/${project.id}/tokens` }, 'Tokens'),
     h('a', { href: `#/projects/${project.id}/client-keys` }, 'Client keys'),
     h('a', { href: `#/projects/${project.id}/fragments` }, 'Shared fragments'),

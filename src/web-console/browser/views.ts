@@ -28,6 +28,7 @@ export type {
   ClientKeysView,
   WebhooksView,
   FragmentsView,
+  LifecyclePageView,
   ExperimentsView,
   ExperimentResultsPageView,
   ScimView,
