@@ -41,7 +41,7 @@ const strategy = (featureName: string, name: string, extra: Record<string, unkno
 });
 const kFeatures = [
   feature('web-banner', 'web'),
-  feature('web-beta', 'web'),
+  { ...feature('web-beta', 'web'), type: 'kill-switch' },
   { ...feature('web-host', 'web'), impressionData: true },
   feature('app-custom', 'mobile'),
   { ...feature('app-segment', 'mobile'), stale: true },
@@ -109,6 +109,8 @@ t.test('two projects from two environments: planned, what cannot be carried name
   t.same(web.environments, ['development', 'production']);
   t.same(Object.keys(web.flags), ['web-banner', 'web-beta']);
   t.same(web.flags['web-banner'].tags, ['simple:homepage', 'unleash-type:release']);
+  t.notOk('type' in web.flags['web-banner'], 'a release feature is a release flag, the default, left unsaid');
+  t.equal(web.flags['web-beta'].type, 'kill-switch', "Unleash's type is the flag's type");
   t.match(web.flags['web-beta'].environments, {
     development: { enabled: true, unleash: { strategies: [{ name: 'default', constraints: [inList('plan', ['beta'])] }] } },
     production: { enabled: true, unleash: { strategies: [{ name: 'default', constraints: [inList('plan', ['pro'])] }] } },
