@@ -32,6 +32,7 @@ import { kSnapshots } from './snapshots/capability.js';
 import { kSync } from './sync/capability.js';
 import { kTokens } from './tokens/capability.js';
 import { kUnleash } from './unleash/capability.js';
+import { kUsageReports } from './usage-reports/capability.js';
 import { kWebhooks } from './webhooks/capability.js';
 import type { WebhookEvent } from './capability/webhook-events.js';
 import type { AnyCommand } from './writer/command.js';
@@ -62,6 +63,7 @@ export const kCapabilities = [
   kSync,
   kUnleash,
   kRelay,
+  kUsageReports,
   kEvaluation,
   kApprovals,
 ] as const satisfies readonly Capability[];

@@ -9,15 +9,25 @@ import { getFlag, getUsage, putUsage } from './flag-store.js';
 /** Evaluations of one flag counted since the last flush, and the latest one's time. */
 export type UsageCount = FlagUsage;
 
-/** Adds each count to the flag's totals and its hour; a flag deleted since it was evaluated is skipped. */
-function recordUsage(w: StoreWriter, input: { counts: UsageCount[] }): { flags: number } {
+/**
+ * Adds each count to the flag's totals and its hour: the one write of counted usage, whoever counted it
+ * (the eval workers, a provider's or a relay's report: src/usage-reports). A flag deleted since it was
+ * evaluated is skipped, and so is one outside `projectId` when it is given (a report's token is of one
+ * project). Returns how many flags it counted.
+ */
+export function addCounts(w: StoreWriter, counts: readonly UsageCount[], projectId: string | null = null): number {
   let flags = 0;
-  for (const count of input.counts) {
-    if (getFlag(w, count.flagId) === undefined) continue;
+  for (const count of counts) {
+    const flag = getFlag(w, count.flagId);
+    if (flag === undefined || (projectId !== null && flag.projectId !== projectId)) continue;
     putUsage(w, recordedUsage(getUsage(w, count.flagId), count));
     flags++;
   }
-  return { flags };
+  return flags;
+}
+
+function recordUsage(w: StoreWriter, input: { counts: UsageCount[] }): { flags: number } {
+  return { flags: addCounts(w, input.counts) };
 }
 
 export const kUsageCommands = commandTable({ recordUsage });

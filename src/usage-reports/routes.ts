@@ -1,0 +1,172 @@
+// Where usage counted outside the server's eval workers arrives (docs/api.md: Usage reports), each report
+// one batch counted once by its id (commands.ts):
+//   POST /v1/usage/{project_id}[?env=]  Flagwire's OpenFeature provider (src/provider/usage-reporter.ts),
+//        with the read token it fetches its snapshot with: a Management API route outside /api/v1 as the
+//        snapshot route is (src/snapshots/routes.ts), run by the Management API's pipeline.
+//   POST /v1/relay/usage                a relay (src/eval-engine/usage.ts on the relay), with its relay key,
+//        as GET /v1/relay; what the relay's own eval workers and Unleash reports counted.
+// A report is answered once it is written (on PostgreSQL, committed): a sender keeps a batch and sends it
+// again, to any node, until it has this answer, and a batch counted before is answered `counted: false`.
+// A relay writes nothing: there a report joins the relay's own usage, which it forwards upstream in its
+// own batches (src/relay/usage-forwarder.ts); a batch id it took lately (recentBatches) is answered
+// without being counted again.
+import type { ManagementRouteSpec, ServiceRouteSpec } from '../capability/capability.js';
+import { FlagwireError } from '../errors.js';
+import type { UsageCount } from '../flag-records/usage-commands.js';
+import { send } from '../http/http.js';
+import { revisionHeaders } from '../http/revisions.js';
+import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
+import { saturatingSum } from '../model/flags.js';
+import { checkedBody } from '../model/request-body.js';
+import { compileValidator } from '../model/validation.js';
+import { notFoundDetail } from '../model-records/lookups.js';
+import { RelayKeyAccess } from '../relay/access.js';
+import { apiErrors, json, pathParam, queryParam } from '../routes/openapi-parts.js';
+import { clientAddresses, readServiceBody, sendRefusal } from '../routes/service-route-parts.js';
+import { kBatchIdKeepMs, kUsageReportCommands, type UsageReportInput, type UsageSender } from './commands.js';
+import { UsageReport, UsageReportAnswer } from './report.js';
+import type { UsageSink } from '../eval-engine/usage.js';
+import type { StoreRevision } from '../store/interfaces.js';
+import type { WriterClient } from '../writer/client.js';
+
+const kReport = compileValidator(UsageReport, { quoteKeys: false });
+const kRelayPath = '/v1/relay/usage';
+
+/**
+ * The report's counts summed per flag. Each is timed at the sender's latest evaluation, within the time
+ * a batch id is kept and never after `now`: a sender's clock cannot move a flag's usage into the future.
+ */
+export function countsOfReport(report: UsageReport, now: number): UsageCount[] {
+  const byFlag = new Map<string, UsageCount>();
+  for (const entry of report.counts) {
+    const at = Math.max(now - kBatchIdKeepMs, Math.min(entry.lastEvaluatedAt ?? now, now));
+    const count = byFlag.get(entry.flag);
+    if (count === undefined) byFlag.set(entry.flag, { flagId: entry.flag, evaluations: entry.evaluations, lastEvaluatedAt: at });
+    else {
+      count.evaluations = saturatingSum(count.evaluations, entry.evaluations);
+      count.lastEvaluatedAt = Math.max(count.lastEvaluatedAt, at);
+    }
+  }
+  return [...byFlag.values()];
+}
+
+function inputOf(sender: UsageSender, report: UsageReport, now: number): UsageReportInput {
+  return { sender, batchId: report.batchId, counts: countsOfReport(report, now) };
+}
+
+/** Batch ids a relay's front end remembers, the oldest forgotten first: a sender's retries come within minutes. */
+const kRecentBatchIds = 100_000;
+const recentBatches = new Set<string>();
+
+/**
+ * Counts the report: by the writer, once per batch id in the store; on a relay (`usage` given), into its
+ * usage to forward, once per batch id this front end remembers.
+ */
+async function countReport(
+  deps: { writer: Pick<WriterClient, 'callAt'>; usage: UsageSink | null },
+  input: UsageReportInput,
+): Promise<{ answer: UsageReportAnswer; storeRevision?: StoreRevision }> {
+  if (deps.usage !== null) {
+    const counted = !recentBatches.has(input.batchId);
+    if (counted) {
+      if (recentBatches.size >= kRecentBatchIds) recentBatches.delete(recentBatches.values().next().value!);
+      recentBatches.add(input.batchId);
+      deps.usage.addUsage(input.counts);
+    }
+    return { answer: { batchId: input.batchId, counted } };
+  }
+  const { value, storeRevision } = await deps.writer.callAt(kUsageReportCommands.countUsageReport, input);
+  return { answer: { batchId: input.batchId, counted: value.counted }, storeRevision };
+}
+
+export const kUsageReportRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
+  apiUsageReport: {
+    method: 'post',
+    pattern: '/v1/usage/:project_id',
+    via: 'management',
+    auth: 'token',
+    docs: {
+      operationId: 'postUsageReport',
+      tag: 'Management API',
+      summary:
+        "Evaluations Flagwire's OpenFeature provider made in-process, one batch counted once by its id (a read token of the project; docs/provider.md)",
+      parameters: [
+        pathParam('project_id', "The token's project"),
+        queryParam('env', 'The environment evaluated (required for a multi-environment project, refused for a single one)'),
+      ],
+      request: { schema: UsageReport, required: true },
+      responses: {
+        '200': json(UsageReportAnswer, 'Counted (or counted before)'),
+        ...apiErrors([400, 401, 402, 403, 404, 413, 429, 500, 503]),
+      },
+    },
+    // A POST a read token may make: the provider holds only the read token it fetches its snapshot with.
+    handler: {
+      kind: 'write',
+      permission: 'read',
+      async run(request, auth, received, release, { clock, config, usage, writer }) {
+        let input: UsageReportInput;
+        try {
+          const projectId = request.params.project_id!;
+          if (projectId !== auth.project.id) throw new FlagwireError('NOT_FOUND', notFoundDetail('project', projectId));
+          requireEnvironmentAllowed(auth.token.environments, resolveEnvParam(auth.project, request.query.get('env'), true, 'list'));
+          const sender: UsageSender = { kind: 'token', tokenId: auth.token.id, projectId };
+          input = inputOf(sender, checkedBody(received, kReport), clock.now());
+        } finally {
+          release();
+        }
+        const { answer, storeRevision } = await countReport({ writer, usage: config.upstream === null ? null : usage }, input);
+        return { status: 200, value: answer, ...(storeRevision === undefined ? {} : { storeRevision }) };
+      },
+    },
+  },
+};
+
+export const kRelayUsageRoutes = {
+  relayUsageReport: {
+    method: 'post',
+    pattern: kRelayPath,
+    auth: 'token',
+    docs: {
+      operationId: 'postRelayUsageReport',
+      tag: 'Sync',
+      summary: 'Evaluations a relay answered, one batch counted once by its id (a relay key, not an API token)',
+      waitsForRevision: false,
+      request: { schema: UsageReport, required: true },
+      responses: {
+        '200': { description: 'Counted (or counted before)', content: { 'application/json': { schema: UsageReportAnswer } } },
+        ...apiErrors([400, 401, 404, 413, 429, 503]),
+      },
+    },
+    handler: (deps, route) => {
+      const access = new RelayKeyAccess(deps.store, deps.authFailures);
+      const addressOf = clientAddresses(deps.config);
+      return (res, req) => {
+        const ip = addressOf(res, req);
+        const authorization = req.getHeader('authorization');
+        const contentType = req.getHeader('content-type');
+        readServiceBody(res, req.getHeader('content-length'), deps, route, (body, release) => {
+          const answer = async (): Promise<number> => {
+            try {
+              const now = deps.clock.now();
+              deps.store.resetReadTxn();
+              const key = access.grant(authorization, ip, now);
+              const input = inputOf({ kind: 'relay', keyHash: key.secretHash }, checkedBody({ bytes: body, contentType }, kReport), now);
+              release();
+              const { answer } = await countReport(
+                { writer: deps.writer, usage: deps.config.upstream === null ? null : deps.usage },
+                input,
+              );
+              send(res, 200, JSON.stringify(answer), 'application/json', revisionHeaders(deps.store.revision()));
+              return 200;
+            } catch (err) {
+              release();
+              return sendRefusal(res, err, deps, kRelayPath, 'unexpected error counting a relay usage report');
+            }
+          };
+          void answer().then((status) => deps.metrics?.request(route, status));
+        });
+      };
+    },
+  },
+} as const satisfies Record<string, ServiceRouteSpec>;
