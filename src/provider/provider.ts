@@ -16,6 +16,8 @@
 //                  `audiencesAllowed` without an event.
 //
 // Evaluations never wait on the network: they read the compiled snapshot in memory, synchronously.
+// Each is counted by flag and variant and reported to the server as flag usage (usage-reporter.ts), in
+// batches once a minute and at close, unless `usage: false`.
 // Memory is one compiled snapshot (the previous one only while a change is diffed).
 import {
   type EvaluationContext,
@@ -35,6 +37,7 @@ import type { FlagwireEvents } from './events.js';
 import { changedFlags, type CompiledSnapshot, compileSnapshot } from './compile.js';
 import { resolveFlag } from './resolve.js';
 import { fetchSnapshot, SnapshotRefused, type SnapshotSource } from './snapshot-client.js';
+import { type UsageCounts, UsageReporter } from './usage-reporter.js';
 import { readSnapshotFile, writeSnapshotFile } from './snapshot-file.js';
 
 export interface FlagwireProviderOptions {
@@ -57,6 +60,23 @@ export interface FlagwireProviderOptions {
    * `hook` too (OpenFeature.addHooks) for the exposures.
    */
   events?: FlagwireEvents;
+  /**
+   * How the provider's evaluations are reported to the server as flag usage (docs/provider.md: Usage),
+   * so flags evaluated only in-process do not look unused; false: not counted, not reported.
+   */
+  usage?: FlagwireUsageOptions | false;
+}
+
+/** The usage reports' settings (docs/provider.md: Usage). */
+export interface FlagwireUsageOptions {
+  /** How often the counts are sent (default 60,000 ms). */
+  flushIntervalMs?: number;
+  /** Flag and variant pairs counted per interval at most (default and most 10,000); past them evaluations are dropped, counted. */
+  maxKeys?: number;
+  /** Unanswered batches kept to send again at most (default 60); past them the oldest is dropped, counted. */
+  maxPendingBatches?: number;
+  /** How long close() tries to send what is counted (default 5,000 ms). */
+  closeTimeoutMs?: number;
 }
 
 const kFetchTimeoutMs = 30_000;
@@ -90,6 +110,9 @@ export class FlagwireProvider implements Provider {
   private saving: Promise<void> = Promise.resolve();
   private following: Promise<void> | null = null;
   private readonly eventsOut: FlagwireEvents | null;
+  private readonly usage: UsageReporter | null;
+  /** Where each evaluation is counted (the reporter's): null when usage is off. */
+  private readonly counts: UsageCounts | null;
 
   constructor(options: FlagwireProviderOptions) {
     this.source = { url: options.url, token: options.token, project: options.project, environment: options.environment ?? null };
@@ -97,6 +120,18 @@ export class FlagwireProvider implements Provider {
     this.initialTimeoutMs = options.initialTimeoutMs ?? 5000;
     this.logger = options.logger ?? console;
     this.eventsOut = options.events ?? null;
+    this.usage = options.usage === false ? null : new UsageReporter(this.source, options.usage ?? {}, this.logger);
+    this.counts = this.usage?.counts ?? null;
+  }
+
+  /** Evaluations counted and never reported as usage: past the bounds (usage options), or refused by the server. */
+  get usageDropped(): number {
+    return this.usage?.dropped ?? 0;
+  }
+
+  /** Sends the usage counted so far now; true when the server has every batch (false: they are sent again later). */
+  flushUsage(): Promise<boolean> {
+    return this.usage?.flush() ?? Promise.resolve(true);
   }
 
   /** OpenFeature's tracking API: an outcome of the context's subject, sent with the events (options.events). */
@@ -139,18 +174,19 @@ export class FlagwireProvider implements Provider {
     if (this.periodic !== null) clearInterval(this.periodic);
     await this.following;
     await this.saving;
+    await this.usage?.close();
   }
 
   async resolveBooleanEvaluation(flagKey: string, defaultValue: boolean, context: EvaluationContext): Promise<ResolutionDetails<boolean>> {
-    return resolveFlag(this.current, this.ctx, flagKey, 'boolean', defaultValue, context, Date.now());
+    return resolveFlag(this.current, this.ctx, flagKey, 'boolean', defaultValue, context, Date.now(), this.counts);
   }
 
   async resolveStringEvaluation(flagKey: string, defaultValue: string, context: EvaluationContext): Promise<ResolutionDetails<string>> {
-    return resolveFlag(this.current, this.ctx, flagKey, 'string', defaultValue, context, Date.now());
+    return resolveFlag(this.current, this.ctx, flagKey, 'string', defaultValue, context, Date.now(), this.counts);
   }
 
   async resolveNumberEvaluation(flagKey: string, defaultValue: number, context: EvaluationContext): Promise<ResolutionDetails<number>> {
-    return resolveFlag(this.current, this.ctx, flagKey, 'number', defaultValue, context, Date.now());
+    return resolveFlag(this.current, this.ctx, flagKey, 'number', defaultValue, context, Date.now(), this.counts);
   }
 
   async resolveObjectEvaluation<T extends JsonValue>(
@@ -158,7 +194,7 @@ export class FlagwireProvider implements Provider {
     defaultValue: T,
     context: EvaluationContext,
   ): Promise<ResolutionDetails<T>> {
-    return resolveFlag(this.current, this.ctx, flagKey, 'object', defaultValue, context, Date.now());
+    return resolveFlag(this.current, this.ctx, flagKey, 'object', defaultValue, context, Date.now(), this.counts);
   }
 
   /** The revision of the snapshot in use (null before the first); what the snapshot file holds once saved. */

@@ -19,13 +19,16 @@ import { decidedBy, decisionInExperiment } from '../eval-engine/evaluate.js';
 import { experimentMetadata } from '../model/flags.js';
 import { kKeyMissingDetails, kReasons, kSlotAudiencePlan, kSlotKeyMissing, ofrepAnswer } from '../ofrep/answer.js';
 import type { OfrepContext } from '../ofrep/context.js';
-import type { CompiledSnapshot } from './compile.js';
+import type { CompiledSnapshot, ProviderFlag } from './compile.js';
+import type { UsageCounts } from './usage-reporter.js';
 
 export type FlagValue = boolean | string | number | JsonValue;
 
 /**
  * The resolution of `flagKey` (a flag's id or name) for `context`, or a thrown OpenFeature error.
  * `ctx` is reused (one per provider: evaluations are synchronous); `nowMs` gives `$flagd.timestamp`.
+ * `counts`: where an evaluation of a flag that exists is counted, by its variant ('' when it has none,
+ * or failed), as the server counts every request that finds its flag, whatever the answer.
  */
 export function resolveFlag<T extends FlagValue>(
   snapshot: CompiledSnapshot | null,
@@ -35,6 +38,7 @@ export function resolveFlag<T extends FlagValue>(
   defaultValue: T,
   context: EvaluationContext,
   nowMs: number,
+  counts: UsageCounts | null = null,
 ): ResolutionDetails<T> {
   if (snapshot === null) {
     throw new ProviderNotReadyError('No snapshot yet: the server has not answered and no snapshot file was found (docs/provider.md).');
@@ -46,6 +50,27 @@ export function resolveFlag<T extends FlagValue>(
   }
   const flag = snapshot.byKey.get(flagKey);
   if (flag === undefined) throw new FlagNotFoundError(`No flag with id or name "${flagKey}" exists in project "${snapshot.projectId}".`);
+  if (counts === null) return resolveFound(snapshot, flag, ctx, flagKey, type, defaultValue, nowMs);
+  let variant = '';
+  try {
+    const details = resolveFound(snapshot, flag, ctx, flagKey, type, defaultValue, nowMs);
+    variant = details.variant ?? '';
+    return details;
+  } finally {
+    counts.count(flag.id, variant);
+  }
+}
+
+/** resolveFlag's answer once its flag is found, `ctx` filled from the context. */
+function resolveFound<T extends FlagValue>(
+  snapshot: CompiledSnapshot,
+  flag: ProviderFlag,
+  ctx: OfrepContext,
+  flagKey: string,
+  type: FlagValueType,
+  defaultValue: T,
+  nowMs: number,
+): ResolutionDetails<T> {
   // The snapshot is one environment's: a context naming another cannot be answered from it.
   if (snapshot.environment !== null && ctx.env !== null && ctx.env !== snapshot.environment) {
     throw new InvalidContextError(

@@ -21,7 +21,16 @@ export class SnapshotRefused extends Error {}
 export const kMaxSnapshotBytes = 64 * 1024 * 1024;
 
 export function snapshotUrl(source: SnapshotSource): string {
-  const path = `${source.url.replace(/\/+$/, '')}/v1/snapshots/${encodeURIComponent(source.project)}`;
+  return projectRouteUrl(source, 'snapshots');
+}
+
+/** Where the provider's usage reports go (src/usage-reports/routes.ts): the same project and environment. */
+export function usageUrl(source: SnapshotSource): string {
+  return projectRouteUrl(source, 'usage');
+}
+
+function projectRouteUrl(source: SnapshotSource, route: string): string {
+  const path = `${source.url.replace(/\/+$/, '')}/v1/${route}/${encodeURIComponent(source.project)}`;
   return source.environment === null ? path : `${path}?env=${encodeURIComponent(source.environment)}`;
 }
 
