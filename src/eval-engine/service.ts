@@ -16,8 +16,7 @@ import { EvalBatcher, type EvalMetrics } from './batcher.js';
 import type { EvalRoutes } from './routes.js';
 import { EvalPool } from './pool.js';
 import { kMaxSlotBytes } from './batch-channel.js';
-import { type UsageSink, UsageRecorder } from './usage.js';
-import type { WriterClient } from '../writer/client.js';
+import { type UsageDestination, type UsageSink, UsageRecorder } from './usage.js';
 
 export interface EvaluationOptions {
   config: Readonly<Config>;
@@ -28,8 +27,8 @@ export interface EvaluationOptions {
   routeSets: readonly EvalRoutes[];
   /** Null when metrics are off. */
   metrics?: EvalMetrics | null;
-  /** Where the flag usage counted by the workers is written, once a minute (usage.ts); null on a relay, which writes nothing (its workers' counts stay theirs, one per flag). */
-  writer: Pick<WriterClient, 'call'> | null;
+  /** Where the flag usage counted by the workers goes, once a minute (usage.ts): this node's writer, or a relay's upstream. */
+  usage: UsageDestination;
   /** Where requests with a Flagwire-Min-Revision wait (the front end's, shared with the Management API). */
   revisions: RevisionWaiter;
 }
@@ -94,8 +93,8 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     routeSets,
     revisions: options.revisions,
   });
-  const usage = options.writer === null ? null : new UsageRecorder(pool, options.writer, log);
-  usage?.start();
+  const usage = new UsageRecorder(pool, options.usage, log);
+  usage.start();
 
   return {
     register(app: TemplatedApp) {
@@ -114,14 +113,14 @@ export async function createEvaluation(options: EvaluationOptions): Promise<Eval
     get workers() {
       return pool.threads;
     },
-    flushUsage: () => usage?.flush() ?? Promise.resolve(),
-    addUsage: (counts) => usage?.add(counts),
+    flushUsage: () => usage.flush(),
+    addUsage: (counts) => usage.add(counts),
     async close() {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([batcher.close(), new Promise((resolve) => (timer = setTimeout(resolve, kCloseWaitMs)))]);
       clearTimeout(timer);
       // After the last batches, before the workers stop: their counts are written, not lost.
-      await usage?.stop();
+      await usage.stop();
       await pool.destroy();
     },
   };

@@ -16,6 +16,8 @@ import { evaluationApiRoutes, kEvaluationApiRoutes } from '../eval-engine/evalua
 import { SideThread } from '../side-work/side-thread.js';
 import { EventCounter } from '../events/event-counter.js';
 import { createEvaluation, type Evaluation } from '../eval-engine/service.js';
+import { writtenUsage } from '../eval-engine/usage.js';
+import { forwardedUsage } from '../relay/usage-forwarder.js';
 import type { BodyBudgets } from '../http/body.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { InFlight } from '../http/in-flight.js';
@@ -123,7 +125,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
       numbers: routeNumbers(kUnleashFrontendRoutes),
     }),
   ];
-  // A relay writes nothing: no token activity, no flag usage (docs/deployment.md: relays).
+  // A relay writes nothing: no token activity; its flag usage goes upstream (docs/deployment.md: relays).
   const recordsTo = config.upstream === null ? writer : null;
   const evaluation = await createEvaluation({
     config: { ...config, evalWorkers: options.evalWorkers },
@@ -132,7 +134,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     clock,
     metrics,
     routeSets,
-    writer: recordsTo,
+    usage: config.upstream === null ? writtenUsage(writer, log) : forwardedUsage(config.upstream, log),
     revisions,
   });
   const activity = new ActivityRecorder(recordsTo, log, kTestSwitches.activityFlushMs ?? undefined);

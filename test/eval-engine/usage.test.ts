@@ -5,7 +5,7 @@
 import { kOperator } from '../../src/actor/audit-actor.js';
 import t from 'tap';
 import { pino } from 'pino';
-import { UsageRecorder, type UsageSource } from '../../src/eval-engine/usage.js';
+import { UsageRecorder, type UsageSource, writtenUsage } from '../../src/eval-engine/usage.js';
 import { FlagwireError } from '../../src/errors.js';
 import type { FlagUsage } from '../../src/model/flags.js';
 import { engineOverWorld } from './eval-world.js';
@@ -71,7 +71,8 @@ t.test('the recorder sums what the workers answer and keeps a flush refused as b
       return { flags: input.counts.length };
     },
   };
-  const recorder = new UsageRecorder(source, writer as never, pino({ level: 'silent' }));
+  const log = pino({ level: 'silent' });
+  const recorder = new UsageRecorder(source, writtenUsage(writer as never, log), log);
   await recorder.flush();
   t.same(sent, [], 'refused: nothing written');
   answers.push([{ flagId: 'flg_b', evaluations: 4, lastEvaluatedAt: 20 }]);
