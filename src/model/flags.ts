@@ -129,8 +129,10 @@ export interface GroupFlag extends FlagBase {
 export type Flag = SingleFlag | GroupFlag;
 
 /**
- * How much a flag is evaluated (docs/operations.md: Flag usage): every evaluation through the Evaluation API or
- * OFREP, counted in the eval workers and written at most once a minute, so at most a minute behind.
+ * How much a flag is evaluated (docs/operations.md: Flag usage): every evaluation through the Evaluation API,
+ * OFREP or Unleash's front-end API, counted in the eval workers and written at most once a minute, so at
+ * most a minute behind; and what Unleash's SDKs, Flagwire's provider and relays report (usageKnown says
+ * what may be missing).
  */
 export interface FlagUsage {
   flagId: string;
@@ -204,6 +206,36 @@ export function staleBefore(now: number, days: number): number {
  */
 export function isStale(flag: { createdAt: number }, usage: FlagUsage | undefined, before: number): boolean {
   return (usage?.lastEvaluatedAt ?? flag.createdAt) < before;
+}
+
+/**
+ * What may evaluate a flag without reporting it (issue 99, item 3). Flagwire's eval workers, its
+ * OpenFeature provider, relays and Unleash's SDKs report their evaluations; a stock flagd provider reading
+ * a flag set (or a flagd file exported from one) reports nothing.
+ */
+export interface UnreportedPaths {
+  /** Whether a flagd flag set serves the flag in some environment (src/flags/flagd-serving.ts). */
+  servedByFlagSet: boolean;
+  /** Whether a flag set of its project may have been read in the window: false only when known not to be. */
+  flagSetRead: boolean;
+}
+
+/** What a surface says of a flag whose usage is not known (usageKnown), beside its count. */
+export const kUsageUnknownNote =
+  'May be evaluated by paths that do not report usage (stock flagd providers reading its flag set): its count is a lower bound, and it is never called unused on it.';
+
+/**
+ * The one rule of whether a flag's usage count is all its use, for every surface that shows usage or a
+ * stage read from it (the console, the API, the command line, the lifecycle): not when a path that does
+ * not report may evaluate it. Where it is not known, missing evaluations prove nothing.
+ */
+export function usageKnown(paths: UnreportedPaths): boolean {
+  return !(paths.servedByFlagSet && paths.flagSetRead);
+}
+
+/** Unused: stale by its count (isStale), and its count is all its use (usageKnown); never on missing data. */
+export function isUnused(flag: { createdAt: number }, usage: FlagUsage | undefined, before: number, paths: UnreportedPaths): boolean {
+  return usageKnown(paths) && isStale(flag, usage, before);
 }
 
 /**
