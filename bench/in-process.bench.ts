@@ -7,10 +7,11 @@
 //                           by OfrepContext.fill, decideState, and for the typed flag resolveVariant at
 //                           the call's Date.now()
 //   provider without SDK    FlagwireProvider's synchronous core (src/provider/resolve.ts resolveFlag):
-//                           the engine, the flag looked up by name and the answer's details, no promise
+//                           the engine, the flag looked up by name and the answer's details, no promise;
+//                           again with the provider's usage counts on (issue 99, item 3)
 //   SDK + constant          the SDK with a provider that answers one fixed object: the SDK's own cost
 //   SDK + in-process        client.getBooleanValue / getStringValue of @openfeature/server-sdk with
-//                           FlagwireProvider, fed by the server the bench starts
+//                           FlagwireProvider, fed by the server the bench starts; again with `usage: false`
 //   flagd-core              FlagdCore.resolveBooleanEvaluation / resolveStringEvaluation, in-process, on
 //                           the same flags' flagd definitions (keyed by flag name, as a flag set is)
 //   SDK + flagd-core        the same through the SDK: what the stock flagd provider runs in-process
@@ -41,6 +42,8 @@ import { OfrepContext } from '../src/ofrep/context.js';
 import { type CompiledSnapshot, compileSnapshot, type ProviderFlag } from '../src/provider/compile.js';
 import { FlagwireProvider } from '../src/provider/provider.js';
 import { resolveFlag } from '../src/provider/resolve.js';
+import { UsageCounts } from '../src/provider/usage-reporter.js';
+import { kMaxBatchEntries } from '../src/provider/usage-batches.js';
 import type { Snapshot } from '../src/model/snapshot-shape.js';
 import { generateDataset } from './dataset.js';
 import { machineInfo } from './environment.js';
@@ -51,6 +54,7 @@ import { median } from './stats.js';
 
 const kStaticName = 'static';
 const kDirectName = "provider's resolveFlag without the SDK (lookup by name, details)";
+const kCountedName = "provider's resolveFlag without the SDK, usage counted (src/provider/usage-reporter.ts)";
 const kFiveRuleName = 'five-rule';
 const kGoalNs = { [kStaticName]: 50, [kFiveRuleName]: 1000 } as const;
 const kContexts: EvaluationContext[] = fiveRuleContexts(1024);
@@ -224,6 +228,11 @@ async function buildPaths(seeded: Seeded, server: Server, ofrep: boolean): Promi
   const direct = new OfrepContext();
   const resolve = <T extends boolean | string>(key: string, type: 'boolean' | 'string', value: T, context: EvaluationContext) =>
     resolveFlag(compiled, direct, key, type, value, context, Date.now());
+  // The same with the provider's usage counts on, as FlagwireProvider runs it unless `usage: false`.
+  const counts = new UsageCounts(kMaxBatchEntries);
+  const countedCtx = new OfrepContext();
+  const resolveCounted = <T extends boolean | string>(key: string, type: 'boolean' | 'string', value: T, context: EvaluationContext) =>
+    resolveFlag(compiled, countedCtx, key, type, value, context, Date.now(), counts);
   const core = new FlagdCore(undefined, kQuiet);
   core.setConfigurations(flagdDocument(keys));
   const c = (i: number) => kContexts[i & 1023]!;
@@ -245,6 +254,16 @@ async function buildPaths(seeded: Seeded, server: Server, ofrep: boolean): Promi
       run(n) {
         let sum = 0;
         for (let i = 0; i < n; i++) if (resolve(keys.static, 'boolean', false, kContexts[i & 1023]!).value) sum++;
+        return sum;
+      },
+    },
+    {
+      flag: kStaticName,
+      name: kCountedName,
+      value: (i) => resolveCounted(keys.static, 'boolean', false, c(i)).value,
+      run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) if (resolveCounted(keys.static, 'boolean', false, kContexts[i & 1023]!).value) sum++;
         return sum;
       },
     },
@@ -283,6 +302,16 @@ async function buildPaths(seeded: Seeded, server: Server, ofrep: boolean): Promi
     },
     {
       flag: kFiveRuleName,
+      name: kCountedName,
+      value: (i) => resolveCounted(keys.fiveRule, 'string', '', c(i)).value,
+      run(n) {
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += resolveCounted(keys.fiveRule, 'string', '', kContexts[i & 1023]!).value.length;
+        return sum;
+      },
+    },
+    {
+      flag: kFiveRuleName,
       name: 'flagd-core: resolveStringEvaluation',
       value: (i) => core.resolveStringEvaluation(keys.fiveRule, '', c(i)).value,
       run(n) {
@@ -299,9 +328,13 @@ async function buildPaths(seeded: Seeded, server: Server, ofrep: boolean): Promi
     environment: null,
     snapshotPath: join(seeded.dataDir, '..', 'provider-snapshot'),
   });
+  const uncounted = new FlagwireProvider({ url: server.url, token: seeded.readSecret, project: seeded.projectId, usage: false });
   // The SDK's own floor first, then the in-process provider, flagd-core, and the network.
   paths.push(...sdkPaths('SDK + a constant provider: the SDK alone', await client('constant', new ConstantBenchProvider()), keys, false));
   paths.push(...sdkPaths(`SDK + in-process (${inProcess.metadata.name})`, await client('in-process', inProcess), keys));
+  paths.push(
+    ...sdkPaths(`SDK + in-process (${uncounted.metadata.name}, usage: false)`, await client('in-process-uncounted', uncounted), keys),
+  );
   paths.push(...sdkPaths('SDK + flagd-core', await client('flagd-core', new FlagdCoreBenchProvider(core)), keys));
   if (ofrep) {
     const ofrep = new OFREPProvider({ baseUrl: server.url, headers: [['X-Flagwire-Project', seeded.projectId]] });
