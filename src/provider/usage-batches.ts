@@ -1,5 +1,5 @@
-// The sending side of usage reports (routes.ts), shared by Flagwire's OpenFeature provider
-// (src/provider/usage-reporter.ts) and a relay (src/eval-engine/usage.ts): counts are cut into batches,
+// The sending side of usage reports (src/usage-reports/routes.ts), shared by Flagwire's OpenFeature provider
+// (usage-reporter.ts) and a relay (src/relay/usage-forwarder.ts): counts are cut into batches,
 // each under an id of its own, kept until the server answers it and sent again (in order, one at a time)
 // until then, to whichever node answers: the server counts an id once, so a batch sent twice (an answer
 // lost with the connection, a node killed after its commit) is counted once. Bounded: at most
@@ -7,7 +7,7 @@
 // batch the server refuses (a 4xx other than 408 and 429: sending it again would not help) or one older
 // than kGiveUpMs. Imports nothing of Node's but fetch and crypto's UUIDs (the provider's bundle takes it).
 
-/** One count as a report carries it (report.ts UsageReport's entries). */
+/** One count as a report carries it (src/usage-reports/report.ts UsageReport's entries). */
 export interface UsageEntry {
   flag: string;
   variant?: string;
@@ -15,9 +15,9 @@ export interface UsageEntry {
   lastEvaluatedAt: number;
 }
 
-/** Entries one batch carries at most: report.ts kMaxReportEntries, which the server allows. */
+/** Entries one batch carries at most: what the server allows (src/usage-reports/report.ts). */
 export const kMaxBatchEntries = 10_000;
-/** A batch unanswered this long is dropped: the server forgets a counted id a day after (commands.ts kBatchIdKeepMs). */
+/** A batch unanswered this long is dropped: the server forgets a counted id a day after (src/usage-reports/commands.ts kBatchIdKeepMs). */
 export const kGiveUpMs = 12 * 3600 * 1000;
 
 export interface UsageBatchSenderOptions {

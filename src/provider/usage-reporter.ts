@@ -7,7 +7,7 @@
 // interval a new pair's evaluations are dropped, and past `maxPendingBatches` unanswered batches the
 // oldest is; both are counted in `dropped`, never grown.
 import type { Logger } from '@openfeature/server-sdk';
-import { kMaxBatchEntries, UsageBatchSender, type UsageEntry } from '../usage-reports/batch-sender.js';
+import { kMaxBatchEntries, UsageBatchSender, type UsageEntry } from './usage-batches.js';
 import type { FlagwireUsageOptions } from './provider.js';
 import { type SnapshotSource, usageUrl } from './snapshot-client.js';
 

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { UsageDestination } from '../eval-engine/usage.js';
-import { UsageBatchSender } from '../usage-reports/batch-sender.js';
+import { UsageBatchSender } from '../provider/usage-batches.js';
 
 /** Flushes (a minute each) a relay keeps unanswered at most; past them the oldest is dropped and logged. */
 const kMaxPendingBatches = 60;

@@ -1,10 +1,11 @@
 // A usage report: the evaluations one sender counted since its last, as one batch under an id it sends
 // again until it is answered (docs/api.md: Usage reports). Flagwire's provider counts per flag and
 // variant; a relay per flag. The variant counts are read and summed per flag, not kept.
+import { kMaxBatchEntries } from '../provider/usage-batches.js';
 import { type Static, Type } from '../typebox.js';
 
-/** Flags (or flag and variant pairs) one report names at most: the provider's own bound (src/provider/usage-reporter.ts). */
-export const kMaxReportEntries = 10_000;
+/** Flags (or flag and variant pairs) one report names at most: what a sender puts in one batch. */
+export const kMaxReportEntries = kMaxBatchEntries;
 /**
  * Evaluations one entry counts at most: what one sender can evaluate of one flag in a report's interval
  * (a minute by default) with room to spare, as an Unleash SDK's report is bounded (src/unleash/client-reports.ts).
