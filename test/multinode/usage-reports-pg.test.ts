@@ -6,9 +6,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OpenFeature } from '@openfeature/server-sdk';
 import t from 'tap';
-import { FlagwireProvider } from '../../src/provider/provider.js';
 import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { call } from '../helpers/http.js';
+import { providerClient } from '../helpers/provider-client.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import type { TestServer } from '../helpers/server.js';
 import { seededDatabase, startReadyNodes } from './support.js';
@@ -30,14 +30,12 @@ t.test('kill -9 of the node taking the reports: every evaluation counted once on
     },
   );
   t.teardown(() => proxy.close());
-  const provider = new FlagwireProvider({
+  const { provider, client } = await providerClient('two-nodes', {
     url: proxy.url,
     token: seeded.secret,
     project: seeded.projectId,
     usage: { flushIntervalMs: 20 },
   });
-  await OpenFeature.setProviderAndWait('two-nodes', provider);
-  const client = OpenFeature.getClient('two-nodes');
   const rounds = 40;
   const perRound = 100;
   let reportsWhenKilled = 0;

@@ -5,10 +5,11 @@
 // provider: past maxKeys flag and variant pairs an evaluation is dropped and counted as dropped.
 import { OpenFeature } from '@openfeature/server-sdk';
 import t, { type Test } from 'tap';
-import { FlagwireProvider } from '../../src/provider/provider.js';
+import type { FlagwireProvider } from '../../src/provider/provider.js';
 import { UsageCounts } from '../../src/provider/usage-reporter.js';
 import { type Fault, startFaultProxy } from '../helpers/fault-proxy.js';
 import { call } from '../helpers/http.js';
+import { providerClient } from '../helpers/provider-client.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
 t.setTimeout(300_000);
@@ -42,14 +43,12 @@ async function evaluateThrough(
   const faulty = usageFaults([...faults]);
   const proxy = await startFaultProxy(() => [server.port], faulty.fault);
   t.teardown(() => proxy.close());
-  const provider = new FlagwireProvider({
+  const { provider, client } = await providerClient(domain, {
     url: proxy.url,
     token: secrets.read,
     project: ids.single,
     usage: { flushIntervalMs: 3_600_000 },
   });
-  await OpenFeature.setProviderAndWait(domain, provider);
-  const client = OpenFeature.getClient(domain);
   for (let i = 0; i < n; i++) {
     await client.getBooleanValue(i % 2 === 0 ? ids.flag : 'banner', false, { targetingKey: `user-${i}` });
   }

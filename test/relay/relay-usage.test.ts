@@ -5,9 +5,9 @@
 // and counted once. A provider pointed at the relay has its reports forwarded the same way.
 import { OpenFeature } from '@openfeature/server-sdk';
 import t, { type Test } from 'tap';
-import { FlagwireProvider } from '../../src/provider/provider.js';
 import { freePort } from '../helpers/free-port.js';
 import { call } from '../helpers/http.js';
+import { providerClient } from '../helpers/provider-client.js';
 import { startTestServer, tempDataDir, type TestServer } from '../helpers/server.js';
 import { flushActivity } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
@@ -69,14 +69,12 @@ t.test('the upstream away: the batch waits on the relay and is counted once when
 
 t.test("a provider's reports to the relay are forwarded and counted once", async (t) => {
   const before = await evaluations(ids.flag2);
-  const provider = new FlagwireProvider({
+  const { provider, client } = await providerClient('relayed', {
     url: relay.baseUrl,
     token: secrets.read,
     project: ids.single,
     usage: { flushIntervalMs: 3_600_000 },
   });
-  await OpenFeature.setProviderAndWait('relayed', provider);
-  const client = OpenFeature.getClient('relayed');
   for (let i = 0; i < 500; i++) await client.getBooleanValue('banner', false, { targetingKey: `user-${i}` });
   t.ok(await provider.flushUsage(), 'the relay answered the batch');
   await flushActivity(relay);
