@@ -11,6 +11,7 @@ import { getProject } from '../../src/model-records/project-records.js';
 import {
   world,
   ids,
+  archivedOn,
   t0,
   inheriting,
   cancelled,
@@ -485,6 +486,31 @@ export const kProbes: { [N in CommandName]: Probe<N> } = {
     inputs: () => [{ principal: principalOf(ids.viewer), requestId: pendingId, text: 'probe' }],
   },
   seedDemo: { free: 'the demo seeds only an empty store, in projects of its own', inputs: () => [{}] },
+  flagArchive: {
+    guarded: true,
+    inputs: (principal, projectId) =>
+      projectId === ids.single
+        ? [{ principal, flagId: ids.flag }]
+        : [ids.groupFlag, ...reliedOnFlags(principal)].map((flagId) => ({ principal, flagId })),
+  },
+  flagRestore: {
+    guarded: true,
+    inputs: (principal, projectId) => [{ principal, flagId: archivedOn.get(projectId)! }],
+  },
+  flagLifecycle: {
+    free: 'type, owner and lifetime are not what evaluation reads',
+    inputs: () => [{ principal: principalOf(ids.editor), flagId: ids.groupFlag, patch: { type: 'kill-switch', owner: 'probe' } }],
+  },
+  countUsageReport: {
+    free: 'usage is counted, not configured',
+    inputs: () => [
+      {
+        sender: { kind: 'token' as const, tokenId: world.tokenIds.multiWrite!, projectId: ids.multi },
+        batchId: 'probe-batch',
+        counts: [{ flagId: ids.groupFlag, evaluations: 1, lastEvaluatedAt: t0 }],
+      },
+    ],
+  },
   codeRefsPush: {
     free: 'code references are what CI found in source code, which evaluation never reads',
     inputs: () => [

@@ -134,6 +134,27 @@ const offFlag = (name: string) =>
   world.run('flagCreate', { projectId: ids.multi, principal: kOperator, body: { name, environments: { production: {} } } }).id;
 export const turnedOn = { scheduled: offFlag('scheduled-on'), asked: offFlag('asked-on') };
 
+// A flag on in each project's guarded environment, archived before the policy: restoring it serves it there again.
+export const archivedOn = new Map<string, string>([
+  [
+    ids.single,
+    world.run('flagCreate', {
+      projectId: ids.single,
+      principal: kOperator,
+      body: { name: 'archived-on', enabled: true, trafficPercentage: 100 },
+    }).id,
+  ],
+  [
+    ids.multi,
+    world.run('flagCreate', {
+      projectId: ids.multi,
+      principal: kOperator,
+      body: { name: 'archived-on', environments: { production: { enabled: true, trafficPercentage: 100 } } },
+    }).id,
+  ],
+]);
+for (const flagId of archivedOn.values()) world.run('flagArchive', { principal: kOperator, flagId }, t0);
+
 // The policy: the single project's one environment and the multi project's production, one approval.
 world.run('approvalsSet', { projectId: ids.single, env: null, required: 1, principal: principalOf(ids.admin) }, t0);
 world.run('approvalsSet', { projectId: ids.multi, env: 'production', required: 1, principal: principalOf(ids.admin) }, t0);
