@@ -3,7 +3,7 @@
 // Management API for a branch and commit, read back by flag and as keys that are no flags; and a flag's
 // TypeScript and JavaScript call sites rewritten to the path it keeps.
 import { defineCapability } from '../capability/capability.js';
-import { kCodeRefCommands } from './code-ref-commands.js';
+import { kCodeRefCommands } from './command-table.js';
 import { kCodeRefRecords } from './records.js';
 import { CodeRefsMissing, CodeRefsOfFlag, CodeRefsPush, CodeRefsPushed } from './schemas.js';
 

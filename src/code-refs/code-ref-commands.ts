@@ -5,7 +5,6 @@ import { actorInProject, type Principal } from '../actor/audit-actor.js';
 import { checkedBody, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import { keysNamed, putBranchScan } from './records.js';
 import { CodeRefsPush, type CodeRefsPushed } from './schemas.js';
 
@@ -40,6 +39,3 @@ export function codeRefsPush(w: StoreWriter, input: CodeRefsPushInput, now: numb
     flags: keysNamed(scan).size,
   };
 }
-
-/** These commands by name, as the writer runs them (capability.ts declares them). */
-export const kCodeRefCommands = commandTable({ codeRefsPush });

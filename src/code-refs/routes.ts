@@ -4,7 +4,7 @@ import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import { apiErrors, json, queryParam } from '../routes/openapi-parts.js';
 import { projectBodyWrite } from '../routes/route-helpers.js';
-import { kCodeRefCommands } from './code-ref-commands.js';
+import { kCodeRefCommands } from './command-table.js';
 import { codeRefsOfFlag, missingFlags } from './code-ref-reads.js';
 import { CodeRefsMissing, CodeRefsOfFlag, CodeRefsPush, CodeRefsPushed } from './schemas.js';
 

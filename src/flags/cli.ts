@@ -6,7 +6,7 @@ import { bool, command, type CliCommand, jsonOption, kAsFlagEditor, many, str } 
 import * as flagOut from './cli-output.js';
 import { isStale, kDefaultStaleDays, kFlagTypes, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
 import { kLifecycleStages, stageParam } from './lifecycle.js';
-import { lifecycleView, projectLifecycle } from './lifecycle-facts.js';
+import { flagLifecycle, projectLifecycle } from './lifecycle-facts.js';
 import type { FlagLifecycle } from './lifecycle-shapes.js';
 import { requireProject } from '../model-records/lookups.js';
 import { requireFlag } from './flag-lookups.js';
@@ -341,7 +341,7 @@ export const kFlagCli: readonly CliCommand[] = [
         });
       return ctx.read((r) => {
         const flag = requireFlag(r, flagId);
-        return lifecycleView(flag, requireProject(r, flag.projectId), getUsage(r, flag.id), ctx.now);
+        return flagLifecycle(r, flag, requireProject(r, flag.projectId), ctx.now);
       });
     },
     human: (view: FlagLifecycle) => flagOut.renderLifecycles([view]),

@@ -14,12 +14,23 @@ import { listAudiences } from '../model-records/project-records.js';
 
 /** `flag` in each flag set of `project` (one per environment of a multi-environment project, else one), with `org` its organisation. */
 export function flagdServing(store: StoreReader, flag: Flag, project: Project, org: Org | null | undefined, now: number): FlagdServing[] {
+  return flagdServingIn(store, project, org, now)(flag);
+}
+
+/** flagdServing for many flags of one project: its audiences and fragments read once. */
+export function flagdServingIn(
+  store: StoreReader,
+  project: Project,
+  org: Org | null | undefined,
+  now: number,
+): (flag: Flag) => FlagdServing[] {
   const audiences = listAudiences(store, project.id);
   const allowed = hasAudiences(org, now);
   const fragments = new ResolvedFragments(fragmentRules(projectFragments(store, project.id)));
   const environments: (string | null)[] = project.kind === 'multi' ? project.environments : [null];
-  return environments.map((environment) => {
-    const reason = flagdInexpressible(flag, environment, audiences, allowed, fragments);
-    return { environment, served: reason === null, reason };
-  });
+  return (flag) =>
+    environments.map((environment) => {
+      const reason = flagdInexpressible(flag, environment, audiences, allowed, fragments);
+      return { environment, served: reason === null, reason };
+    });
 }

@@ -2,7 +2,7 @@
 // changed, and the flag archived and restored. Archiving in a guarded environment is held for approval
 // by the approvals gate as any other write is (environment-state.ts: an archived flag bears nothing).
 import { FlagwireError } from '../errors.js';
-import { actorFor, type Actor, type Principal, tokenProject } from '../actor/audit-actor.js';
+import { actorFor, type Actor, type Principal, tokenProject, writeAudit } from '../actor/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
@@ -45,16 +45,7 @@ function lifecycleTarget(w: StoreWriter, input: LifecycleInput, now: number, eve
 
 function store(w: StoreWriter, actor: Actor, next: Flag, action: FlagAuditAction, changes: FieldChanges, now: number): void {
   putFlag(w, next);
-  w.appendAudit({
-    at: now,
-    projectId: next.projectId,
-    actor: actor.id,
-    actorName: actor.name,
-    action,
-    flagId: next.id,
-    env: null,
-    changes,
-  });
+  writeAudit(w, actor, { projectId: next.projectId, action, flagId: next.id, changes }, now);
 }
 
 const kLifecycleKeys = ['type', 'owner', 'lifetimeDays'] as const;

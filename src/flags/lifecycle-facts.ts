@@ -1,19 +1,15 @@
 // The facts of a flag's lifecycle stage (lifecycle.ts) as the server knows them, and the view the
 // Management API, the command line and the web console show of it (docs/api.md: Flag lifecycle).
 import { effectiveState, type EffectiveState } from '../flag-records/flag-state.js';
-import type { Flag, FlagUsage } from '../model/flags.js';
+import { usageKnown, type Flag, type FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import { lifecycleStage, lifetimeOf, type LifecycleStage } from './lifecycle.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { getUsage, listAllFlags } from '../flag-records/flag-store.js';
 import type { FlagLifecycle } from './lifecycle-shapes.js';
-
-/**
- * Whether every path that evaluates a flag reports it to the server. Flagwire's own provider and stock
- * flagd providers evaluate in-process and report nothing yet (issue 99, item 3), so a flag missing
- * evaluations may still be evaluated: usage is not known, and no flag is called unused on it.
- */
-const kUsageKnown = false;
+import { flagdServingIn } from './flagd-serving.js';
+import { getOrg } from '../model-records/org-records.js';
+import { listBranchScans } from '../code-refs/records.js';
 
 /**
  * Whether the state answers one value to every context: off, or on for everyone (every percentage, no
@@ -33,20 +29,45 @@ export function servesOneAnswer(flag: Flag, project: Project): boolean {
   return project.environments.every((env) => oneAnswer(effectiveState(flag, env)));
 }
 
+/** What a flag's stage reads beyond the flag itself, for the flags of one project. */
+export interface ProjectFacts {
+  /** Whether every path that evaluates the flag reports it (usageKnown). */
+  usageKnown(flag: Flag): boolean;
+  /** References to the flag's key in the project's latest code scans; undefined: never scanned. */
+  codeReferences(flag: Flag): number | undefined;
+}
+
+/** The facts of `project`'s flags, its flag sets' audiences and fragments and its code scans read once. */
+export function projectFacts(r: StoreReader, project: Project, now: number): ProjectFacts {
+  const serving = flagdServingIn(r, project, project.orgId === null ? null : getOrg(r, project.orgId), now);
+  const scans = listBranchScans(r, project.id);
+  const references = new Map<string, number>();
+  for (const scan of scans)
+    for (const ref of scan.references) if (ref.key !== null) references.set(ref.key, (references.get(ref.key) ?? 0) + 1);
+  return {
+    // A stock flagd provider reads flag sets and reports nothing, and no node records whether one was
+    // read: a flag a set serves may be evaluated where no count sees it.
+    usageKnown: (flag) => usageKnown({ servedByFlagSet: serving(flag).some((set) => set.served), flagSetRead: true }),
+    codeReferences: (flag) => (scans.length === 0 ? undefined : (references.get(flag.name) ?? 0)),
+  };
+}
+
 /** The flag's lifecycle as the API shows it: its stage from the facts the server has. */
-export function lifecycleView(flag: Flag, project: Project, usage: FlagUsage | undefined, now: number): FlagLifecycle {
+export function lifecycleView(flag: Flag, project: Project, usage: FlagUsage | undefined, now: number, facts: ProjectFacts): FlagLifecycle {
   const lifetime = lifetimeOf(flag);
   const lastEvaluatedAt = usage?.lastEvaluatedAt ?? null;
+  const known = facts.usageKnown(flag);
+  const codeReferences = facts.codeReferences(flag);
   const stage = lifecycleStage({
     now,
     createdAt: flag.createdAt,
     archivedAt: flag.archivedAt ?? null,
     servesOneAnswer: servesOneAnswer(flag, project),
     unchangedSince: flag.updatedAt,
-    usageKnown: kUsageKnown,
+    usageKnown: known,
     lastEvaluatedAt,
     lifetime,
-    codeReferences: undefined,
+    codeReferences,
   });
   return {
     id: flag.id,
@@ -58,9 +79,14 @@ export function lifecycleView(flag: Flag, project: Project, usage: FlagUsage | u
     archivedAt: flag.archivedAt ?? null,
     createdAt: flag.createdAt,
     lastEvaluatedAt,
-    usageKnown: kUsageKnown,
-    codeReferences: null,
+    usageKnown: known,
+    codeReferences: codeReferences ?? null,
   };
+}
+
+/** One flag's lifecycle, with its project's facts read for it. */
+export function flagLifecycle(r: StoreReader, flag: Flag, project: Project, now: number): FlagLifecycle {
+  return lifecycleView(flag, project, getUsage(r, flag.id), now, projectFacts(r, project, now));
 }
 
 /** Which flags a project's lifecycle list keeps: null keeps every one. */
@@ -70,13 +96,9 @@ export interface LifecycleFilter {
 }
 
 /** Every flag of the project, archived ones too, oldest first, with its lifecycle: the API's, the command line's and the console's list. */
-export function projectLifecycle(
-  r: Pick<StoreReader, 'listKeyedBy' | 'getKeyed'>,
-  project: Project,
-  now: number,
-  only: LifecycleFilter,
-): FlagLifecycle[] {
+export function projectLifecycle(r: StoreReader, project: Project, now: number, only: LifecycleFilter): FlagLifecycle[] {
+  const facts = projectFacts(r, project, now);
   return listAllFlags(r, project.id)
-    .map((flag) => lifecycleView(flag, project, getUsage(r, flag.id), now))
+    .map((flag) => lifecycleView(flag, project, getUsage(r, flag.id), now, facts))
     .filter((view) => (only.stage === null || view.stage === only.stage) && (only.owner === null || view.owner === only.owner));
 }

@@ -17,7 +17,7 @@ export interface UsageEntry {
 
 /** Entries one batch carries at most: what the server allows (src/usage-reports/report.ts). */
 export const kMaxBatchEntries = 10_000;
-/** A batch unanswered this long is dropped: the server forgets a counted id a day after (src/usage-reports/commands.ts kBatchIdKeepMs). */
+/** A batch unanswered this long is dropped: the server forgets a counted id a day after (src/usage-reports/usage-report-commands.ts kBatchIdKeepMs). */
 export const kGiveUpMs = 12 * 3600 * 1000;
 
 export interface UsageBatchSenderOptions {

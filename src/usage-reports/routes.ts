@@ -10,27 +10,24 @@
 // A relay writes nothing: there a report joins the relay's own usage, which it forwards upstream in its
 // own batches (src/relay/usage-forwarder.ts); a batch id it took lately (recentBatches) is answered
 // without being counted again.
-import type { ManagementRouteSpec, ServiceRouteSpec } from '../capability/capability.js';
+import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import type { UsageCount } from '../flag-records/usage-commands.js';
-import { send } from '../http/http.js';
-import { revisionHeaders } from '../http/revisions.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import { saturatingSum } from '../model/flags.js';
 import { checkedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import { notFoundDetail } from '../model-records/lookups.js';
-import { RelayKeyAccess } from '../relay/access.js';
 import { apiErrors, json, pathParam, queryParam } from '../routes/openapi-parts.js';
-import { clientAddresses, readServiceBody, sendRefusal } from '../routes/service-route-parts.js';
-import { kBatchIdKeepMs, kUsageReportCommands, type UsageReportInput, type UsageSender } from './commands.js';
+import { kBatchIdKeepMs, type UsageReportInput, type UsageSender } from './usage-report-commands.js';
+import { kUsageReportCommands } from './command-table.js';
 import { UsageReport, UsageReportAnswer } from './report.js';
 import type { UsageSink } from '../eval-engine/usage.js';
 import type { StoreRevision } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 
-const kReport = compileValidator(UsageReport, { quoteKeys: false });
-const kRelayPath = '/v1/relay/usage';
+export const kReport = compileValidator(UsageReport, { quoteKeys: false });
+export const kRelayPath = '/v1/relay/usage';
 
 /**
  * The report's counts summed per flag. Each is timed at the sender's latest evaluation, within the time
@@ -50,7 +47,7 @@ export function countsOfReport(report: UsageReport, now: number): UsageCount[] {
   return [...byFlag.values()];
 }
 
-function inputOf(sender: UsageSender, report: UsageReport, now: number): UsageReportInput {
+export function inputOf(sender: UsageSender, report: UsageReport, now: number): UsageReportInput {
   return { sender, batchId: report.batchId, counts: countsOfReport(report, now) };
 }
 
@@ -62,7 +59,7 @@ const recentBatches = new Set<string>();
  * Counts the report: by the writer, once per batch id in the store; on a relay (`usage` given), into its
  * usage to forward, once per batch id this front end remembers.
  */
-async function countReport(
+export async function countReport(
   deps: { writer: Pick<WriterClient, 'callAt'>; usage: UsageSink | null },
   input: UsageReportInput,
 ): Promise<{ answer: UsageReportAnswer; storeRevision?: StoreRevision }> {
@@ -121,52 +118,3 @@ export const kUsageReportRoutes: Readonly<Record<string, ManagementRouteSpec>> =
     },
   },
 };
-
-export const kRelayUsageRoutes = {
-  relayUsageReport: {
-    method: 'post',
-    pattern: kRelayPath,
-    auth: 'token',
-    docs: {
-      operationId: 'postRelayUsageReport',
-      tag: 'Sync',
-      summary: 'Evaluations a relay answered, one batch counted once by its id (a relay key, not an API token)',
-      waitsForRevision: false,
-      request: { schema: UsageReport, required: true },
-      responses: {
-        '200': { description: 'Counted (or counted before)', content: { 'application/json': { schema: UsageReportAnswer } } },
-        ...apiErrors([400, 401, 404, 413, 429, 503]),
-      },
-    },
-    handler: (deps, route) => {
-      const access = new RelayKeyAccess(deps.store, deps.authFailures);
-      const addressOf = clientAddresses(deps.config);
-      return (res, req) => {
-        const ip = addressOf(res, req);
-        const authorization = req.getHeader('authorization');
-        const contentType = req.getHeader('content-type');
-        readServiceBody(res, req.getHeader('content-length'), deps, route, (body, release) => {
-          const answer = async (): Promise<number> => {
-            try {
-              const now = deps.clock.now();
-              deps.store.resetReadTxn();
-              const key = access.grant(authorization, ip, now);
-              const input = inputOf({ kind: 'relay', keyHash: key.secretHash }, checkedBody({ bytes: body, contentType }, kReport), now);
-              release();
-              const { answer } = await countReport(
-                { writer: deps.writer, usage: deps.config.upstream === null ? null : deps.usage },
-                input,
-              );
-              send(res, 200, JSON.stringify(answer), 'application/json', revisionHeaders(deps.store.revision()));
-              return 200;
-            } catch (err) {
-              release();
-              return sendRefusal(res, err, deps, kRelayPath, 'unexpected error counting a relay usage report');
-            }
-          };
-          void answer().then((status) => deps.metrics?.request(route, status));
-        });
-      };
-    },
-  },
-} as const satisfies Record<string, ServiceRouteSpec>;

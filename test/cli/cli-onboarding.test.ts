@@ -380,7 +380,7 @@ t.test("every command's help explains each of its arguments and options, --as in
     t.equal(r.code, 0, `${command.name} --help: exit 0`);
     t.match(r.stdout, new RegExp(`^Usage: flagwire ${escapeRegExp(command.name)}`), `${command.name}: usage line`);
     for (const positional of command.positionals) {
-      t.match(r.stdout, new RegExp(`\\n  ${positional} +\\S`), `${command.name}: explains ${positional}`);
+      t.match(r.stdout, new RegExp(`\\n  ${escapeRegExp(positional)} +\\S`), `${command.name}: explains ${positional}`);
     }
     for (const option of Object.keys(command.options)) {
       t.match(r.stdout, new RegExp(`\\n  --${option}( [^ ]+)? +\\w`), `${command.name}: explains --${option}`);

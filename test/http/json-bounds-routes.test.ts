@@ -49,7 +49,10 @@ const kParams: Record<string, string> = {
   name: 'paying',
   experiment: experiment.key,
   request_id: 'anything',
+  project_id: world.ids.single,
 };
+/** A relay's routes take a relay key, as GET /v1/relay does. */
+const relayKey = world.run('relayKeyCreate', { name: 'bounds' }).secret;
 
 /** Peak resident memory of the server's process (every thread of it), in bytes. */
 function peakRss(): number {
@@ -71,7 +74,11 @@ t.test("every route of the OpenAPI document with a JSON body: a 4xx in the route
       if (operation.requestBody?.content?.['application/json'] === undefined) continue;
       walked++;
       const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(kParams[name] ?? 'anything'));
-      const bearer = (operation.security ?? doc.security ?? []).some((s: object) => 'clientKeyAuth' in s) ? clientKey.secret : ownerWrite;
+      const bearer = template.startsWith('/v1/relay/')
+        ? relayKey
+        : (operation.security ?? doc.security ?? []).some((s: object) => 'clientKeyAuth' in s)
+          ? clientKey.secret
+          : ownerWrite;
       // The 400's envelope, as the document names it: its required members are what the refusal must have.
       const envelope = schemas[(operation.responses['400'].content['application/json'].schema.$ref as string).split('/').pop()!]!;
       for (const [kind, body, detail] of [

@@ -8,7 +8,6 @@ import { authorizeToken, unknownToken } from '../model-records/token-access.js';
 import { getToken } from '../model-records/token-records.js';
 import { kRelayKeyRecords } from '../relay/records.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { commandTable } from '../writer/command.js';
 import { kCountedBatchRecords } from './records.js';
 
 /** How long a counted batch's id is kept: a sender gives a batch up sooner (src/provider/usage-reporter.ts kGiveUpMs). */
@@ -25,7 +24,7 @@ export interface UsageReportInput {
   counts: UsageCount[];
 }
 
-function countUsageReport(w: StoreWriter, input: UsageReportInput, now: number): { counted: boolean; flags: number } {
+export function countUsageReport(w: StoreWriter, input: UsageReportInput, now: number): { counted: boolean; flags: number } {
   authorizeSender(w, input.sender, now);
   forgetOldBatches(w, now);
   if (w.getKeyed(kCountedBatchRecords, input.batchId) !== undefined) return { counted: false, flags: 0 };
@@ -50,5 +49,3 @@ function forgetOldBatches(w: StoreWriter, now: number): void {
   const old = w.listKeyedBy(kCountedBatchRecords, 'age', [], { through: [now - kBatchIdKeepMs], limit: kForgetPerReport });
   for (const batch of old) w.deleteKeyed(kCountedBatchRecords, batch);
 }
-
-export const kUsageReportCommands = commandTable({ countUsageReport });
