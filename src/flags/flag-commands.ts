@@ -36,7 +36,7 @@ import {
 } from './patch-rules.js';
 import { kUnreadByUnleash, unleashStateProblems, unreadFieldProblem } from '../unleash-rules/model-problems.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
-import { actorFor, type Actor, type Principal, tokenProject } from '../actor/audit-actor.js';
+import { actorFor, type Actor, type Principal, tokenProject, writeAudit } from '../actor/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';
 import { bucketingChangeProblem, bucketingField, bucketingOf } from './bucketing.js';
 import { type FragmentRules, fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
@@ -146,16 +146,12 @@ export function createFlagAs(w: StoreWriter, input: CreateFlagAsInput, now: numb
       : { ...base, kind: 'groupflag', cohorts: [], environments: mapValues(envStates, toEnvState) };
   requireRefsWithin(w, flag, 'create');
   putFlag(w, flag);
-  w.appendAudit({
-    at: now,
-    projectId: project.id,
-    actor: actor.id,
-    actorName: actor.name,
-    action: 'flag.create',
-    flagId: flag.id,
-    env: null,
-    changes: { flag: { before: null, after: { name: flag.name } } },
-  });
+  writeAudit(
+    w,
+    actor,
+    { projectId: project.id, action: 'flag.create', flagId: flag.id, changes: { flag: { before: null, after: { name: flag.name } } } },
+    now,
+  );
   return flag;
 }
 
@@ -422,7 +418,7 @@ function audit(
   changes: FieldChanges,
   now: number,
 ): void {
-  w.appendAudit({ at: now, projectId: flag.projectId, actor: actor.id, actorName: actor.name, action, flagId: flag.id, env, changes });
+  writeAudit(w, actor, { projectId: flag.projectId, action, flagId: flag.id, env, changes }, now);
 }
 
 // ---- console-only edits ------------------------------------------------------------------------

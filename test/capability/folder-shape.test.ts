@@ -101,7 +101,7 @@ t.test('no file is named as another name for a known role', async (t) => {
  * with the approved request named, and the flags' commands, which move to writeAudit when src/flags is
  * free to change (issue 98 item 2).
  */
-const kAuditsByHand = new Set(['src/approvals/gate.ts', 'src/approvals/request-apply.ts', 'src/flags/flag-commands.ts']);
+const kAuditsByHand = new Set(['src/approvals/gate.ts', 'src/approvals/request-apply.ts']);
 
 t.test("a capability's command audits its change through writeAudit", async (t) => {
   for (const folder of kFolders)
@@ -110,4 +110,19 @@ t.test("a capability's command audits its change through writeAudit", async (t) 
       if (!kAuditsByHand.has(path))
         t.notMatch(read(path), /\.appendAudit\(/, `${path} audits through writeAudit (src/actor/audit-actor.ts)`);
     }
+});
+
+// One way to act as the console: a console route asks the writer as its call's principal (the session's
+// person, confined to its organisation: src/console-route/call.ts sessionPrincipal), never as a principal
+// it builds itself.
+t.test('a console route acts as its call.principal, never a principal of its own', async (t) => {
+  let routes = 0;
+  for (const folder of kFolders)
+    for (const name of filesOf(folder)) {
+      if (name !== 'console-routes.ts') continue;
+      routes++;
+      const source = read(`${folder}/${name}`);
+      t.notMatch(source, /\bprincipalOf\(|\bsessionPrincipal\(|kind: 'user'|\bkOperator\b/, `${folder}/${name} builds no principal`);
+    }
+  t.ok(routes >= 10, `${routes} capabilities' console routes read`);
 });
