@@ -11,14 +11,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kOperator, principalOf } from '../src/actor/audit-actor.js';
-import { runCommand, runOutcome } from '../src/writer-thread/commands.js';
+import { runCommand, runOutcome } from '../src/writer/thread/commands.js';
 import { unicodeProblems } from '../src/model/validation.js';
 import { queueWebhookDeliveries } from '../src/webhooks/webhook-commands.js';
 import { kFlagCommands } from '../src/flags/command-table.js';
 import { kStoreLayout, webhookEventOf } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
-import { getFlag } from '../src/flag-records/flag-store.js';
+import { getFlag } from '../src/flags/records/flag-store.js';
 
 const kWrites = Number(process.argv[2] ?? 300);
 const kRounds = Number(process.argv[3] ?? 5);

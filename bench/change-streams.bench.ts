@@ -13,7 +13,7 @@
 import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { buildEvalWorld } from '../test/eval-engine/eval-world.js';
+import { buildEvalWorld } from '../test/evaluation/engine/eval-world.js';
 import { call } from '../test/helpers/http.js';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
 import { principalOf } from '../src/actor/audit-actor.js';

@@ -16,13 +16,13 @@ import { parseArgs } from 'node:util';
 import { kOperator } from '../src/actor/audit-actor.js';
 import { kStoreLayout } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
-import { runCommand } from '../src/writer-thread/commands.js';
-import { kDemoProjectIds, seedDemo } from '../src/writer-thread/demo-seed.js';
+import { runCommand } from '../src/writer/thread/commands.js';
+import { kDemoProjectIds, seedDemo } from '../src/writer/thread/demo-seed.js';
 import { kCli } from '../test/helpers/server.js';
 import { hostSpeed, machineInfo } from './environment.js';
 import { builtBin } from './locations.js';
-import { getProject } from '../src/model-records/project-records.js';
-import { listUsers } from '../src/model-records/org-records.js';
+import { getProject } from '../src/model/records/project-records.js';
+import { listUsers } from '../src/model/records/org-records.js';
 
 const { values } = parseArgs({
   options: {

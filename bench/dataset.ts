@@ -13,15 +13,15 @@
 import { kStoreLayout } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
 import type { FlagCreate, EnvironmentState } from '../src/model/schemas.js';
-import { runCommand, type CommandInput, type CommandName } from '../src/writer-thread/commands.js';
+import { runCommand, type CommandInput, type CommandName } from '../src/writer/thread/commands.js';
 import { kOperator, principalOf } from '../src/actor/audit-actor.js';
 import type { StoreWriter } from '../src/store/interfaces.js';
 import type { Flag } from '../src/model/flags.js';
 import type { Audience } from '../src/model/projects.js';
 import { kFiveRuleTargeting, kFiveRuleVariants } from './five-rule-flag.js';
-import { listFlags } from '../src/flag-records/flag-store.js';
+import { listFlags } from '../src/flags/records/flag-store.js';
 import { jsonBody } from '../src/model/request-body.js';
-import { listAudiences } from '../src/model-records/project-records.js';
+import { listAudiences } from '../src/model/records/project-records.js';
 
 export interface BenchFlag {
   id: string;

@@ -2,13 +2,13 @@
 // the engine on a real store, and a whole batch through the protocol. Medians of 5 runs.
 // Run: npx tsc -p . && node dist/bench/eval.bench.js
 import { rmSync } from 'node:fs';
-import { bucket } from '../src/eval-engine/bucket.js';
-import { EvalEngine } from '../src/eval-engine/engine.js';
-import { DecodedRequests, RequestWriter, ResultReader, ResultWriter } from '../src/eval-engine/protocol.js';
-import { EvalQuery } from '../src/eval-engine/query.js';
+import { bucket } from '../src/evaluation/engine/bucket.js';
+import { EvalEngine } from '../src/evaluation/engine/engine.js';
+import { DecodedRequests, RequestWriter, ResultReader, ResultWriter } from '../src/evaluation/engine/protocol.js';
+import { EvalQuery } from '../src/evaluation/engine/query.js';
 import { routeNumbers } from '../src/all-routes.js';
-import { kEvaluationApiRoutes } from '../src/eval-engine/evaluation-api-routes.js';
-import { buildEvalWorld } from '../test/eval-engine/eval-world.js';
+import { kEvaluationApiRoutes } from '../src/evaluation/engine/evaluation-api-routes.js';
+import { buildEvalWorld } from '../test/evaluation/engine/eval-world.js';
 
 const kRouteFlag = routeNumbers(kEvaluationApiRoutes).evaluateFlag;
 

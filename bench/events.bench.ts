@@ -30,7 +30,7 @@ import { Worker } from 'node:worker_threads';
 import { kOperator } from '../src/actor/audit-actor.js';
 import { kStoreLayout } from '../src/capabilities.js';
 import { openForCli } from '../src/store/open-store.js';
-import { type CommandInput, type CommandName, runCommand } from '../src/writer-thread/commands.js';
+import { type CommandInput, type CommandName, runCommand } from '../src/writer/thread/commands.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { machineInfo } from './environment.js';
 import type { ProbeData, ProbeFigures } from './evaluation-probe.js';

@@ -3,8 +3,8 @@
 // (what "piscina.run with plain objects" gives), evaluated by the same engine as production.
 import { workerData } from 'node:worker_threads';
 import { Clock } from '../src/clock.js';
-import { EvalEngine } from '../src/eval-engine/engine.js';
-import { ResultReader, ResultWriter } from '../src/eval-engine/protocol.js';
+import { EvalEngine } from '../src/evaluation/engine/engine.js';
+import { ResultReader, ResultWriter } from '../src/evaluation/engine/protocol.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
 
 export interface CloneTask {

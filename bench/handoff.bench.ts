@@ -1,7 +1,7 @@
 // Hand-off micro-bench: the main thread ↔ eval worker round trip, without HTTP, by requests per batch.
 //
 //   production  EvalPool + the batch protocol: requests encoded into one buffer, copied into a slot
-//               of the worker's batch channel, answered in place (src/eval-engine/batch-channel.ts, protocol.ts)
+//               of the worker's batch channel, answered in place (src/evaluation/engine/batch-channel.ts, protocol.ts)
 //   clone       the naive variant: string arrays in, arrays of statuses and body strings out,
 //               structured-cloned both ways (bench/handoff-clone-worker.ts), same engine
 //
@@ -17,10 +17,10 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { Piscina } from 'piscina';
 import { Clock } from '../src/clock.js';
-import { EvalPool } from '../src/eval-engine/pool.js';
-import { RequestWriter, ResultReader } from '../src/eval-engine/protocol.js';
+import { EvalPool } from '../src/evaluation/engine/pool.js';
+import { RequestWriter, ResultReader } from '../src/evaluation/engine/protocol.js';
 import { routeNumbers } from '../src/all-routes.js';
-import { evaluationApiSpec, kEvaluationApiRoutes } from '../src/eval-engine/evaluation-api-routes.js';
+import { evaluationApiSpec, kEvaluationApiRoutes } from '../src/evaluation/engine/evaluation-api-routes.js';
 import { generateDataset } from './dataset.js';
 import type { CloneAnswer, CloneTask } from './handoff-clone-worker.js';
 import { cpuSample } from './processes.js';

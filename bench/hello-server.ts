@@ -1,6 +1,6 @@
 // The ceiling: a uWebSockets.js server that answers every GET with fixed bytes, the same body and
 // headers the evaluation route sends for the bench's flag: its header lines are the evaluation answer's
-// own (src/eval-engine/answer-writer.ts, AnswerHeads, at the revision given), written as that writes them,
+// own (src/evaluation/engine/answer-writer.ts, AnswerHeads, at the revision given), written as that writes them,
 // and the body is what bench/threads.sh read from the route. Nothing is parsed, nothing is handed off:
 // whatever Flagwire does beyond this is its own cost.
 //
@@ -11,7 +11,7 @@
 // like with like. Prints `hello listening on http://127.0.0.1:PORT` once listening; stops on SIGTERM/SIGINT.
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import * as uWS from 'uWebSockets.js';
-import { AnswerHeads } from '../src/eval-engine/answer-writer.js';
+import { AnswerHeads } from '../src/evaluation/engine/answer-writer.js';
 import { kRevisionHeader } from '../src/http/revisions.js';
 import { childApps } from '../src/server/listen.js';
 

@@ -6,7 +6,7 @@
 // shared with the load generator; this is the bound to read them against.
 // Run: npx tsc -p . && node dist/bench/metrics.bench.js
 import { routeNumbers } from '../src/all-routes.js';
-import { kEvaluationApiRoutes } from '../src/eval-engine/evaluation-api-routes.js';
+import { kEvaluationApiRoutes } from '../src/evaluation/engine/evaluation-api-routes.js';
 import { Metrics } from '../src/metrics/metrics.js';
 import { median } from './stats.js';
 

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { kStoreLayout } from '../src/capabilities.js';
 import { LmdbStore } from '../src/store/lmdb-store.js';
-import { seedDemo } from '../src/writer-thread/demo-seed.js';
+import { seedDemo } from '../src/writer/thread/demo-seed.js';
 import { cli } from '../test/helpers/cli.js';
 import { call } from '../test/helpers/http.js';
 import { kCli, startTestServer } from '../test/helpers/server.js';

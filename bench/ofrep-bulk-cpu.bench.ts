@@ -86,8 +86,8 @@ const queries = Array.from(
 async function load(build: Build, dataDir: string, projects: { id: string; frontendKey: string }[]): Promise<Measured> {
   const module = (path: string) => import(pathToFileURL(join(build.dist, path)).href);
   const { LmdbStore } = await module('src/store/lmdb-store.js');
-  const { EvalEngine } = await module('src/eval-engine/engine.js');
-  const { ResultWriter } = await module('src/eval-engine/protocol.js');
+  const { EvalEngine } = await module('src/evaluation/engine/engine.js');
+  const { ResultWriter } = await module('src/evaluation/engine/protocol.js');
   const { OfrepEvaluator } = await module('src/ofrep/evaluate.js');
   // A baseline built before Unleash's front-end API has no such module: its rows stay empty.
   const frontendModule = await module('src/unleash/frontend-evaluator.js').catch(() => null);

@@ -26,13 +26,16 @@ const kMainRules: readonly Rule[] = [
   { bucket: 'hand-off: next batch posted (Piscina, futex wake)', frames: ['runTask ', 'postTask ', 'AtomicsNotify'] },
   { bucket: 'counting (metrics)', frames: ['/metrics/metrics.js', '/metrics/registry.js'] },
   { bucket: 'answer: uWS writes (status, headers, body)', frames: ['res_cork', 'res_end', 'res_writeHeader', 'res_writeStatus'] },
-  { bucket: 'answer: JS (batch loop, reading answers)', frames: ['answerBatch ', 'failBatch ', '/eval-engine/protocol.js:2', 'answer '] },
+  {
+    bucket: 'answer: JS (batch loop, reading answers)',
+    frames: ['answerBatch ', 'failBatch ', '/evaluation/engine/protocol.js:2', 'answer '],
+  },
   { bucket: 'hand-off: batch back (message, wake-up, promise)', frames: ['MessagePort::OnMessage', 'uv__async_io'] },
   { bucket: 'hand-off: batch sent (setImmediate turn)', frames: ['processImmediate', 'CheckImmediate', 'flushTurn', 'pump file'] },
   { bucket: 'request: onAborted', frames: ['res_onAborted', 'trackAbort'] },
   {
     bucket: 'request: copy into the batch',
-    frames: ['/eval-engine/batcher.js', '/eval-engine/protocol.js', 'enqueue ', 'WriteUtf8', 'Utf8Length'],
+    frames: ['/evaluation/engine/batcher.js', '/evaluation/engine/protocol.js', 'enqueue ', 'WriteUtf8', 'Utf8Length'],
   },
   { bucket: 'request: read off uWS (id, query, headers)', frames: ['req_get', 'getQuery', 'getParameter', 'getHeader', 'minRevisionOf'] },
   { bucket: 'request: handler (JS wrappers)', frames: ['uWS_App_', 'JSEntry'] },
@@ -51,9 +54,9 @@ const kWorkerRules: readonly Rule[] = [
     // A worker run from its bundle (bundle/eval/worker.script.js, evaluators included) names no source
     // path: a batch's evaluation is found by evaluateBatch, once reading and LMDB are taken above.
     frames: [
-      '/eval-engine/engine.js',
-      '/eval-engine/evaluate.js',
-      '/eval-engine/query.js',
+      '/evaluation/engine/engine.js',
+      '/evaluation/engine/evaluate.js',
+      '/evaluation/engine/query.js',
       'evaluation-api-evaluator',
       'ofrep-evaluator',
       'frontend-evaluator',

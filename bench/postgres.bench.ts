@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kStoreLayout } from '../src/capabilities.js';
 import { openForCli } from '../src/store/open-store.js';
-import { runCommand, type CommandInput, type CommandName } from '../src/writer-thread/commands.js';
+import { runCommand, type CommandInput, type CommandName } from '../src/writer/thread/commands.js';
 import { kOperator, principalOf } from '../src/actor/audit-actor.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { startTestServer, tempDataDir, type TestServer } from '../test/helpers/server.js';

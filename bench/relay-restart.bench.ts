@@ -5,7 +5,7 @@
 // an embedded node on the upstream's own data dir (the start every node pays).
 // Run: npm run build && node dist/bench/relay-restart.bench.js [runs, default 10]
 import { loadavg } from 'node:os';
-import { buildEvalWorld } from '../test/eval-engine/eval-world.js';
+import { buildEvalWorld } from '../test/evaluation/engine/eval-world.js';
 import { cli } from '../test/helpers/cli.js';
 import { call } from '../test/helpers/http.js';
 import { startTestServer, tempDataDir, type TestServer } from '../test/helpers/server.js';

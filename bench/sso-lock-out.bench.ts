@@ -29,7 +29,7 @@ async function measureHere({ dist, orgs, changes }: Child): Promise<number[]> {
   const load = (path: string) => import(pathToFileURL(join(dist, path)).href);
   const { LmdbStore } = await load('src/store/lmdb-store.js');
   const { kStoreLayout } = await load('src/capabilities.js');
-  const { runCommand } = await load('src/writer-thread/commands.js');
+  const { runCommand } = await load('src/writer/thread/commands.js');
   const { kOperator } = await load('src/actor/audit-actor.js');
   const { jsonBody } = await load('src/model/request-body.js');
   const dir = mkdtempSync(join(tmpdir(), 'flagwire-sso-bench-'));

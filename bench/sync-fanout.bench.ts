@@ -7,7 +7,7 @@
 // Run: npm run build && node dist/bench/sync-fanout.bench.js [changes per N, default 20] [N,N,...]
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { buildEvalWorld } from '../test/eval-engine/eval-world.js';
+import { buildEvalWorld } from '../test/evaluation/engine/eval-world.js';
 import { call } from '../test/helpers/http.js';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
 import { SyncClient } from '../test/helpers/sync-client.js';

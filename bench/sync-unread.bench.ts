@@ -12,7 +12,7 @@ import http2 from 'node:http2';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { kOperator, principalOf } from '../src/actor/audit-actor.js';
-import { buildEvalWorld } from '../test/eval-engine/eval-world.js';
+import { buildEvalWorld } from '../test/evaluation/engine/eval-world.js';
 import { call } from '../test/helpers/http.js';
 import { startTestServer, type TestServer } from '../test/helpers/server.js';
 import { unreadCall } from '../test/helpers/sync-client.js';

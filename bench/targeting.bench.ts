@@ -5,13 +5,13 @@
 //                      registered as functions (ours), each context with $flagd made once beforehand:
 //                      the engine alone, without the per-evaluation context copy flagd-core makes
 //   ours               evaluateFlag (src/targeting), and the compiled rule alone
-// and, as the baseline, a boolean flag of the Evaluation API (src/eval-engine evaluateState: an audience rule
+// and, as the baseline, a boolean flag of the Evaluation API (src/evaluation/engine evaluateState: an audience rule
 // and a 50% split). 1,024 contexts, cycled, reach every branch. Each variant runs once per round, in
 // turn, for 7 rounds (a change in the machine's load falls on all); the median round is reported.
 // Run: npm run build && node dist/bench/targeting.bench.js
 import { FeatureFlag, FlagdCore } from '@openfeature/flagd-core';
 import { LogicEngine } from 'json-logic-engine';
-import { compileState, evaluateState, type EvalContext } from '../src/eval-engine/evaluate.js';
+import { compileState, evaluateState, type EvalContext } from '../src/evaluation/engine/evaluate.js';
 import { compileFlagSet } from '../src/targeting/compiled-flag.js';
 import { evaluateFlag } from '../src/targeting/evaluate.js';
 import { fractional } from '../src/targeting/fractional.js';
@@ -122,7 +122,7 @@ const variants: [string, (i: number) => void][] = [
     },
   ],
   [
-    'baseline: src/eval-engine evaluateState (audience + 50%)',
+    'baseline: src/evaluation/engine evaluateState (audience + 50%)',
     (i) => {
       sink += evaluateState(state, evalContexts[i & 1023]!) ? 1 : 0;
     },

@@ -62,7 +62,7 @@ async function measure(root: string, seed: Seed): Promise<Record<Step, number>> 
   const [{ LmdbStore }, { kStoreLayout }, { runCommand }] = await Promise.all([
     at('src/store/lmdb-store.js'),
     at('src/capabilities.js'),
-    at('src/writer-thread/commands.js'),
+    at('src/writer/thread/commands.js'),
   ]);
   const dir = mkdtempSync(join(tmpdir(), 'flagwire-webhook-bench-'));
   cpSync(seed.dir, dir, { recursive: true });

@@ -53,7 +53,7 @@ writeFileSync(new URL('commands.json', kCliDir), `${JSON.stringify(shapes)}\n`);
 const kSrcDir = fileURLToPath(new URL('..', kCliDir));
 /**
  * The evaluators route sets name (`workerModule: new URL('./ofrep-evaluator.js', import.meta.url).href`,
- * src/eval-engine/routes.ts), by path under dist/src: read from the modules that declare them, so a new
+ * src/evaluation/engine/routes.ts), by path under dist/src: read from the modules that declare them, so a new
  * route set's evaluator is bundled as it is declared.
  */
 function declaredEvaluators(dir = kSrcDir) {
@@ -69,15 +69,15 @@ function declaredEvaluators(dir = kSrcDir) {
 /**
  * The entries a node starts by URL, bundled (each by its path under dist/src, with its bundle's): its
  * threads' and the start-up probe's process. A source module that starts one (`new Worker(new
- * URL('../writer-thread/actor.js', import.meta.url))`) starts its bundle instead, when it runs from a
+ * URL('../writer/thread/actor.js', import.meta.url))`) starts its bundle instead, when it runs from a
  * bundle itself. A process that runs the modules unbundled (a test's in-process server, a test's
  * capability) starts them unbundled as before.
  */
 const kStartedBundles = [
-  { dir: 'writer', entries: ['writer-thread/actor.js'] },
-  // An evaluation worker imports its route sets' evaluators by URL (src/eval-engine/worker.ts): they are
+  { dir: 'writer', entries: ['writer/thread/actor.js'] },
+  // An evaluation worker imports its route sets' evaluators by URL (src/evaluation/engine/worker.ts): they are
   // entries of its bundle, so that they and the worker share one copy of each module (the engine).
-  { dir: 'eval', entries: ['eval-engine/worker.js', ...declaredEvaluators()] },
+  { dir: 'eval', entries: ['evaluation/engine/worker.js', ...declaredEvaluators()] },
   // Started by a front end with its first batch of events or statistics read, and by the release plans'
   // scheduler with its first experiment guard's reading (src/events/event-counter.ts).
   { dir: 'events', entries: ['events/events-thread.js'] },

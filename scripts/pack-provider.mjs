@@ -2,7 +2,7 @@
 // @flagwire/openfeature-provider, written with `npm pack` under dist/ (or the folder after `--out`,
 // as the tests do); its path is printed last.
 //
-// The package is src/provider and what it imports of Flagwire's engine (src/eval-engine, src/ofrep, src/targeting,
+// The package is src/provider and what it imports of Flagwire's engine (src/evaluation/engine, src/ofrep, src/targeting,
 // ...) bundled by esbuild into one ES module and one CommonJS file, with TypeBox inside: no dependency at
 // all, and none native (lmdb, uWebSockets.js and msgpackr are the server's; the build fails if one is
 // reached). @openfeature/server-sdk is a peer dependency: the application's own SDK, so the provider's

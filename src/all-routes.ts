@@ -60,7 +60,7 @@ export async function routeTable(capabilities: readonly Capability[]): Promise<R
     if (number === -1) number = labels.push(label) - 1;
     numbers.set(name, number);
   }
-  // An evaluation route's number travels in the evaluation batch as a u8 (src/eval-engine/protocol.ts).
+  // An evaluation route's number travels in the evaluation batch as a u8 (src/evaluation/engine/protocol.ts).
   if (labels.length > 256) throw new Error("route numbers must fit the evaluation batch's u8");
   return { routes, api, service, labels, numbers };
 }

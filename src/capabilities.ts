@@ -26,7 +26,7 @@ import { kFlags } from './flags/capability.js';
 import { kReleasePlans } from './release-plans/capability.js';
 import { kSessions } from './sessions/capability.js';
 import type { RecordKind } from './store/record-kinds.js';
-import { kDemoRecordOwner, type kDemoSeededRecords } from './writer-thread/demo-records.js';
+import { kDemoRecordOwner, type kDemoSeededRecords } from './writer/thread/demo-records.js';
 import { storeLayout, type RecordOwner, type StoreLayout } from './store/store-layout.js';
 import { kSnapshots } from './snapshots/capability.js';
 import { kSync } from './sync/capability.js';
@@ -155,7 +155,7 @@ export type AuditAction = (typeof kCapabilities)[number] extends infer C
     : never
   : never;
 
-/** Every record kind the capabilities and the demo seed (its mark: src/writer-thread/demo-records.ts) declare, as a type. */
+/** Every record kind the capabilities and the demo seed (its mark: src/writer/thread/demo-records.ts) declare, as a type. */
 type DeclaredRecordKind =
   | typeof kDemoSeededRecords
   | ((typeof kCapabilities)[number] extends infer C ? (C extends { records: readonly (infer K)[] } ? K : never) : never);
@@ -175,7 +175,7 @@ declare module './store/interfaces.js' {
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
-/** Every capability's commands in one type, by name: what a call by name is typed with (src/writer-thread/commands.ts). */
+/** Every capability's commands in one type, by name: what a call by name is typed with (src/writer/thread/commands.ts). */
 export type CapabilityCommands = UnionToIntersection<
   (typeof kCapabilities)[number] extends infer C ? (C extends { commands: infer T } ? T : never) : never
 >;

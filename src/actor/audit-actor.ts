@@ -4,17 +4,17 @@
 // act): the audit's `token:<id>`, `user:<id>`, `console` or `plan:<id>`, its name, and the environments
 // it may change. One command per verb then serves the Management API, the web console and the command
 // line alike.
-import { projectRole } from '../model-records/member-records.js';
+import { projectRole } from '../model/records/member-records.js';
 import { FlagwireError } from '../errors.js';
-import { requireProject, requireUser } from '../model-records/lookups.js';
+import { requireProject, requireUser } from '../model/records/lookups.js';
 import { can, describeRole } from '../model/permissions.js';
 import type { User } from '../model/accounts.js';
 import type { Project } from '../model/projects.js';
 import type { Token } from '../model/tokens.js';
 import type { NewAuditEntry, StoreReader, StoreWriter } from '../store/interfaces.js';
-import { authorizeTokenWrite } from '../model-records/token-access.js';
+import { authorizeTokenWrite } from '../model/records/token-access.js';
 import type { Action } from '../model/permissions.js';
-import { getUser } from '../model-records/org-records.js';
+import { getUser } from '../model/records/org-records.js';
 
 /**
  * Who asks for a change, as it crosses to the writer: a Management API token, a user (the web

@@ -10,9 +10,9 @@ import type { KeyedKind, StoreReader } from '../store/interfaces.js';
 import type { Membership } from '../model/accounts.js';
 import type { Invitation } from '../model/invitations.js';
 import type { Project } from '../model/projects.js';
-import { kInvitationRecords } from '../model-records/invitation-records.js';
-import { kMemberRecords } from '../model-records/member-records.js';
-import { kProjectRecords } from '../model-records/project-records.js';
+import { kInvitationRecords } from '../model/records/invitation-records.js';
+import { kMemberRecords } from '../model/records/member-records.js';
+import { kProjectRecords } from '../model/records/project-records.js';
 
 /** The organisation a user principal is confined to, or null when it reaches every organisation of the person's. */
 export interface OrgScope {

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { changeRequestedBody } from '../approvals/change-requested.js';
 import { ChangeRequested } from '../writer/change-requested.js';
-import { authorizeToken, requireWrite, type AuthContext } from '../model-records/token-access.js';
+import { authorizeToken, requireWrite, type AuthContext } from '../model/records/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import { bodyRefusal, keepBody, type BodyBudget } from '../http/body.js';
@@ -30,7 +30,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { WriterClient } from '../writer/client.js';
 import type { SideThread } from '../side-work/side-thread.js';
 import type { EventCounter } from '../events/event-counter.js';
-import type { UsageSink } from '../eval-engine/usage.js';
+import type { UsageSink } from '../evaluation/engine/usage.js';
 import type { ChangeFeed } from '../stream/change-feed.js';
 import type { ActivityRecorder } from '../tokens/activity.js';
 import { identifyToken, refuseUrlTokens } from '../tokens/auth.js';
@@ -46,7 +46,7 @@ export interface ManagementDeps {
   sideThread: SideThread;
   /** The tally file of events (src/events/event-counter.ts). */
   events: EventCounter;
-  /** Flag usage counted outside the eval workers (src/eval-engine/usage.ts: Unleash's SDKs' reports). */
+  /** Flag usage counted outside the eval workers (src/evaluation/engine/usage.ts: Unleash's SDKs' reports). */
   usage: UsageSink;
   /** The change streams (src/stream/change-feed.ts), which a capability's stream follows. */
   changes: ChangeFeed;

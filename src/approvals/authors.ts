@@ -6,8 +6,8 @@
 // pending requests by author keys on too.
 import type { StoreReader } from '../store/interfaces.js';
 import { type ChangeRequest, identitiesOf, type RequestActor, type RequestAuthor, requestIdentities } from './records.js';
-import { getToken } from '../model-records/token-records.js';
-import { getUser } from '../model-records/org-records.js';
+import { getToken } from '../model/records/token-records.js';
+import { getUser } from '../model/records/org-records.js';
 
 /** A user as a request names them (an unknown user's id stands for their name, as the audit has it). */
 function personOf(r: StoreReader, userId: string): RequestActor {

@@ -1,12 +1,12 @@
 // Approvals on the command line (docs/approvals.md): the policy set, cleared and shown per environment,
 // and change requests listed, shown and decided. Approving and rejecting name the person (--as USER_ID):
 // the operator is nobody's second pair of eyes.
-import { bool, command, type CliCommand, many, str } from '../cli-command/cli-command.js';
-import { formatTime, renderFields, renderTable } from '../cli-command/output.js';
-import { UsageError } from '../cli-command/args.js';
+import { bool, command, type CliCommand, many, str } from '../cli/command/cli-command.js';
+import { formatTime, renderFields, renderTable } from '../cli/command/output.js';
+import { UsageError } from '../cli/command/args.js';
 import { principalOf } from '../actor/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
-import { requireProject } from '../model-records/lookups.js';
+import { requireProject } from '../model/records/lookups.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
 import { kApprovalCommands } from './command-table.js';
 import { envName, kMaxRequiredApprovals, rulesOf } from './policy.js';

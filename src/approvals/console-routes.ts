@@ -23,9 +23,9 @@ import { waitingFor } from './request-notices.js';
 import { versionFromIfMatch } from './request-version.js';
 import { listRequests, pendingRequests, requireRequest } from './requests.js';
 import { getRollout, getSchedule } from '../release-plans/records.js';
-import { getFlag } from '../flag-records/flag-store.js';
-import { getProject, listAudiences } from '../model-records/project-records.js';
-import { listTokens } from '../model-records/token-records.js';
+import { getFlag } from '../flags/records/flag-store.js';
+import { getProject, listAudiences } from '../model/records/project-records.js';
+import { listTokens } from '../model/records/token-records.js';
 
 /** Decided requests the requests page lists, newest first: the history is paged no further in the console. */
 export const kHistoryShown = 50;

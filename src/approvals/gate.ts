@@ -1,5 +1,5 @@
 // The approvals gate (issue 46; docs/approvals.md). Every writer command runs through it (runCommand in
-// src/writer-thread/commands.ts, the one place commands run: the writer thread, the command line, the
+// src/writer/thread/commands.ts, the one place commands run: the writer thread, the command line, the
 // demo seed), so a change to a guarded environment cannot go around it, whatever the surface: the
 // Management API, the web console, the command line, flags as code, a flag file followed, a release plan
 // falling due.
@@ -30,7 +30,7 @@ import { changedPaths, movedAt } from './record-diff.js';
 import { fieldsOf, merged, proposedOf, rebased } from './request-apply.js';
 import { mailApprovers, type RequestNotice } from './request-notices.js';
 import { type RequestHeadline, requestHeadline } from './request-view.js';
-import { getProject } from '../model-records/project-records.js';
+import { getProject } from '../model/records/project-records.js';
 
 /** A command's outcome: applied (its value), or held as a change request; with the audit entries written. */
 export type Gated<T> =

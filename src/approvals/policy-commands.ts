@@ -4,12 +4,12 @@
 import { FlagwireError } from '../errors.js';
 import { type Actor, actorFor, personOrOperator, type Principal, writeAudit } from '../actor/audit-actor.js';
 import { kRoles, type Role } from '../model/accounts.js';
-import { requireProject } from '../model-records/lookups.js';
+import { requireProject } from '../model/records/lookups.js';
 import type { ApprovalRule, Project } from '../model/projects.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { envName, kDefaultApproverRoles, kMaxRequiredApprovals, ruleFor, rulesOf } from './policy.js';
-import { putProject } from '../model-records/project-records.js';
-import { getToken } from '../model-records/token-records.js';
+import { putProject } from '../model/records/project-records.js';
+import { getToken } from '../model/records/token-records.js';
 
 export interface ApprovalsSetInput {
   projectId: string;

@@ -1,12 +1,12 @@
 // Deciding change requests (docs/approvals.md): approve (the last approval applies it, in the same
 // transaction, as one revision), reject, withdraw (its author), comment. Each is audited and offered to
 // webhooks as a `request` event.
-import { projectRole } from '../model-records/member-records.js';
+import { projectRole } from '../model/records/member-records.js';
 import { FlagwireError } from '../errors.js';
 import { personActor, tokenActor, type Principal } from '../actor/audit-actor.js';
 
-import { requireProject } from '../model-records/lookups.js';
-import { authorizeTokenWrite } from '../model-records/token-access.js';
+import { requireProject } from '../model/records/lookups.js';
+import { authorizeTokenWrite } from '../model/records/token-access.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { auditRequest } from './gate.js';
 import { requirementOf } from './policy.js';

@@ -5,14 +5,14 @@
 // signed-in person (waitingFor).
 import type { User } from '../model/accounts.js';
 import { newMail } from '../model/mail.js';
-import { requireProject } from '../model-records/lookups.js';
+import { requireProject } from '../model/records/lookups.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { envName } from './policy.js';
 import { kChangeRequestRecords, type ChangeRequest } from './records.js';
 import { approvalProblem, type RequestHeadline } from './request-view.js';
-import { getUser } from '../model-records/org-records.js';
-import { appendMail } from '../model-records/mail-records.js';
-import { listMembers } from '../model-records/member-records.js';
+import { getUser } from '../model/records/org-records.js';
+import { appendMail } from '../model/records/mail-records.js';
+import { listMembers } from '../model/records/member-records.js';
 
 /** What happened to the request that its approvers are told of. */
 export type RequestNotice = 'opened' | 'edited' | 'stale';

@@ -7,8 +7,8 @@ import { type Names, requestTitle } from '../words/audit-sentences.js';
 import { auditView } from '../model/audit.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ChangeRequest } from './records.js';
-import { getFlag } from '../flag-records/flag-store.js';
-import { listAudiences } from '../model-records/project-records.js';
+import { getFlag } from '../flags/records/flag-store.js';
+import { listAudiences } from '../model/records/project-records.js';
 
 export function titleOf(r: StoreReader, request: ChangeRequest): string {
   // A flag the request makes is named by the request itself; any other by its name now.

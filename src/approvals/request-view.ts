@@ -1,10 +1,10 @@
 // A change request as every surface shows it (the Management API, the web console, the command line):
 // what it changes, path by path, against the records as they are now, whether it can still be applied,
 // and how many approvals it needs; and why a person may not approve it.
-import { projectRole } from '../model-records/member-records.js';
+import { projectRole } from '../model/records/member-records.js';
 import { Type, type Static } from '../typebox.js';
 import { describeRole } from '../model/permissions.js';
-import { requireProject } from '../model-records/lookups.js';
+import { requireProject } from '../model/records/lookups.js';
 import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { mayApproveAs, requirementOf } from './policy.js';

@@ -4,7 +4,7 @@ import type { AuditEntry } from '../model/audit.js';
 import type { Change } from '../store/changes.js';
 import type { NewAuditEntry, StoreReader } from '../store/interfaces.js';
 import { identitiesOf, kChangeRequestRecords, type ChangeRequest, type RequestAuthor, type RequestStatus } from './records.js';
-import { getFlag } from '../flag-records/flag-store.js';
+import { getFlag } from '../flags/records/flag-store.js';
 
 /** Pending requests a project holds at most: each holds a change set in memory-mapped storage. */
 export const kMaxPendingPerProject = 100;

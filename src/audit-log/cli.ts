@@ -1,8 +1,8 @@
 // The audit log on the command line: `audit PROJECT_ID`, a page at a time, newest first.
-import { command, type CliCommand, str } from '../cli-command/cli-command.js';
-import { formatChanges, formatTime, renderTable } from '../cli-command/output.js';
+import { command, type CliCommand, str } from '../cli/command/cli-command.js';
+import { formatChanges, formatTime, renderTable } from '../cli/command/output.js';
 import { type AuditEntry, auditView } from '../model/audit.js';
-import { requireProject } from '../model-records/lookups.js';
+import { requireProject } from '../model/records/lookups.js';
 
 const kDefaultAuditLimit = 50;
 const kMaxAuditLimit = 1000;

@@ -2,12 +2,12 @@
 import { FlagwireError } from '../errors.js';
 import { projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
-import { listAllFlags } from '../flag-records/flag-store.js';
+import { listAllFlags } from '../flags/records/flag-store.js';
 import { auditView as entryAsShown } from '../model/audit.js';
-import { listAudiences } from '../model-records/project-records.js';
-import { listTokens } from '../model-records/token-records.js';
-import { getUser } from '../model-records/org-records.js';
-import { getRole, listMembers } from '../model-records/member-records.js';
+import { listAudiences } from '../model/records/project-records.js';
+import { listTokens } from '../model/records/token-records.js';
+import { getUser } from '../model/records/org-records.js';
+import { getRole, listMembers } from '../model/records/member-records.js';
 
 const kDefaultAuditLimit = 25;
 const kMaxAuditLimit = 200;

@@ -13,7 +13,7 @@ import type { WriterClient } from '../writer/client.js';
 import type { Cursor } from './cursor.js';
 import { type StreamRecord, streamRecord } from './record.js';
 import type { AuditSink } from './sink.js';
-import { getProject } from '../model-records/project-records.js';
+import { getProject } from '../model/records/project-records.js';
 
 /** Entries read and handed to the sink at once. */
 const kBatch = 500;

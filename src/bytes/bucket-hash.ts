@@ -3,8 +3,8 @@
 // blocks are mixed once, when the flag is compiled (a BucketPrefix), and a request mixes only the
 // prefix's last 0 to 3 bytes and the key. An OFREP bulk answer asks every flag of a project for one key:
 // per flag, a 30-byte id is no longer written and mixed (keyHash was a large share of the eval worker's time for
-// a large project). Design §2's bucketing (src/eval-engine/bucket.ts) and Unleash's
-// rollouts and variants (src/unleash-rules/feature.ts) both hash this way.
+// a large project). Design §2's bucketing (src/evaluation/engine/bucket.ts) and Unleash's
+// rollouts and variants (src/unleash/rules/feature.ts) both hash this way.
 import { murmur3Blocks, murmur3Continue } from './murmur3.js';
 import { maxUtf8Bytes, writeUtf8 } from './utf8.js';
 
@@ -19,7 +19,7 @@ export interface BucketPrefix {
 
 /**
  * `seed` is murmur3's: 0 for Flagwire's bucketing; Unleash's rollouts and variants hash
- * `groupId + ":" + value` the same way, with seed 0 and 86028157 (src/unleash-rules/feature.ts).
+ * `groupId + ":" + value` the same way, with seed 0 and 86028157 (src/unleash/rules/feature.ts).
  */
 export function bucketPrefix(flagId: string, seed = 0): BucketPrefix {
   const bytes = Buffer.from(`${flagId}:`, 'utf8');

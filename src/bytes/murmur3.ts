@@ -21,7 +21,7 @@ export function murmur3Range(bytes: Uint8Array, start: number, end: number, seed
 /**
  * The state after mixing the whole 4-byte blocks of `bytes[start..end)` into state `h` (a seed, or what an
  * earlier call returned); `end - start` is a multiple of 4. With murmur3Continue, a hash of bytes that
- * share a prefix mixes the prefix's blocks once (src/eval-engine/bucket.ts: a flag id's).
+ * share a prefix mixes the prefix's blocks once (src/evaluation/engine/bucket.ts: a flag id's).
  */
 export function murmur3Blocks(bytes: Uint8Array, start: number, end: number, h: number): number {
   for (let i = start; i < end; i += 4) h = mixBlock(h, bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));

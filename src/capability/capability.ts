@@ -14,7 +14,7 @@ import type { ManagementHandler, RouteErrorBody, RouteServices } from '../routes
 import type { BackgroundWork } from './background-work.js';
 import type { GrpcServiceSpec } from './grpc-service.js';
 import type { EnvironmentBearing, StoreReader } from '../store/interfaces.js';
-import type { CliCommand } from '../cli-command/cli-command.js';
+import type { CliCommand } from '../cli/command/cli-command.js';
 import type { FlagwireError } from '../errors.js';
 import type { WebhookEvent } from './webhook-events.js';
 import type { RouteCounts, RouteDeclaration, RouteDeclarations, RouteHandler } from '../routes/route-table.js';

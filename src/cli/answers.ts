@@ -3,8 +3,8 @@
 // so cli.ts gives them from the table the build derives (commands.json, scripts/cli-manifest.mjs)
 // without loading a capability, and main.ts from the commands themselves: the same bytes either way.
 import { readFileSync } from 'node:fs';
-import { type CommandLine, type CommandSpec, parseCommandLine, undecodableArguments, UsageError, wantsJson } from '../cli-command/args.js';
-import { renderJson } from '../cli-command/output.js';
+import { type CommandLine, type CommandSpec, parseCommandLine, undecodableArguments, UsageError, wantsJson } from './command/args.js';
+import { renderJson } from './command/output.js';
 import { errorBody, FlagwireError } from '../errors.js';
 
 export const kExitFailed = 1;

@@ -25,7 +25,7 @@
 // main.js for all.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { CommandSpec } from '../cli-command/args.js';
+import type { CommandSpec } from './command/args.js';
 import { answerBeforeRun, type CliIo, type Outcome } from './answers.js';
 import { runsBundled } from './bundled.js';
 

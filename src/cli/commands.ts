@@ -4,8 +4,8 @@
 // the returned value itself.
 import { kCapabilityList, kStoreLayout } from '../capabilities.js';
 import { type Capability, loadPart } from '../capability/capability.js';
-import { bool, command, type CliCommand, str } from '../cli-command/cli-command.js';
-import { UsageError } from '../cli-command/args.js';
+import { bool, command, type CliCommand, str } from './command/cli-command.js';
+import { UsageError } from './command/args.js';
 
 /** `serve`: first in the index, before every capability's commands. */
 const kServe = command({

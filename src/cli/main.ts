@@ -6,14 +6,14 @@ import { FlagwireError } from '../errors.js';
 import { StoreOpenError } from '../store/data-file.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { openForCli, writeRefusalOnOpen, type CliStore } from '../store/open-store.js';
-import { runOutcome } from '../writer-thread/commands.js';
+import { runOutcome } from '../writer/thread/commands.js';
 import { ChangeRequested } from '../writer/change-requested.js';
 import type { WriterCommand } from '../writer/command.js';
-import { UsageError, wantsJson } from '../cli-command/args.js';
+import { UsageError, wantsJson } from './command/args.js';
 import { answerBeforeRun, type CliIo, configFailure, failure, kExitFailed, kExitRequested, type Outcome, usageFailure } from './answers.js';
 import { kCliCommands } from './commands.js';
-import type { CliContext } from '../cli-command/cli-command.js';
-import { renderJson } from '../cli-command/output.js';
+import type { CliContext } from './command/cli-command.js';
+import { renderJson } from './command/output.js';
 import { cliTestHook } from './test-hooks.js';
 
 /** Opens the store on first use, so usage errors and --help never touch the data dir (or PostgreSQL). */

@@ -4,7 +4,7 @@
 // (issue 57). A port that cannot be bound is start-up's to refuse, before the writer and the threads
 // start (src/server/start.ts): tried here too, it spared that failure the bundle's load but cost every
 // good start node:net's first use on the main thread.
-import type { CommandLine } from '../cli-command/args.js';
+import type { CommandLine } from './command/args.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { configFailure, type Outcome } from './answers.js';
 

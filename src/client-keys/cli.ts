@@ -1,9 +1,9 @@
 // The command line's client key commands (docs/cli.md): make, list, revoke.
 import { principalOf } from '../actor/audit-actor.js';
-import { splitList } from '../cli-command/args.js';
-import { type CliCommand, command, kAsFlagEditor, str } from '../cli-command/cli-command.js';
-import { formatTime, renderNewSecret, renderTable } from '../cli-command/output.js';
-import { requireProject } from '../model-records/lookups.js';
+import { splitList } from '../cli/command/args.js';
+import { type CliCommand, command, kAsFlagEditor, str } from '../cli/command/cli-command.js';
+import { formatTime, renderNewSecret, renderTable } from '../cli/command/output.js';
+import { requireProject } from '../model/records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { kClientKeyCommands } from './command-table.js';
 import { kClientKeyUses } from './client-key.js';

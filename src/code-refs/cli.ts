@@ -2,8 +2,8 @@
 // keys (and the result pushed to a Flagwire server for a branch and commit), and a flag's call sites
 // rewritten to the path it keeps. Neither opens the store: they read and write source files.
 import { basename, resolve } from 'node:path';
-import { UsageError } from '../cli-command/args.js';
-import { bool, type CliCommand, command, str } from '../cli-command/cli-command.js';
+import { UsageError } from '../cli/command/args.js';
+import { bool, type CliCommand, command, str } from '../cli/command/cli-command.js';
 import { FlagwireError } from '../errors.js';
 import { loadOnUse } from '../load-on-use.js';
 import { cleanup, type CleanupResult, type Kept } from './cleanup.js';

@@ -1,6 +1,6 @@
 // What the code references' readers answer (the Management API, the web console): a flag's references
 // on every pushed branch, and the keys code names that are no flag of the project.
-import { findFlagByName } from '../flag-records/flag-store.js';
+import { findFlagByName } from '../flags/records/flag-store.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { listBranchScans, scansNaming } from './records.js';
 import type { CodeRefsMissing, CodeRefsOfFlag } from './schemas.js';

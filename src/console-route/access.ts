@@ -4,15 +4,15 @@
 // itself holds no rule.
 import { FlagwireError } from '../errors.js';
 import type { Org, Role, User } from '../model/accounts.js';
-import { notFoundDetail } from '../model-records/lookups.js';
+import { notFoundDetail } from '../model/records/lookups.js';
 import { can, canManageAnyToken, canManageToken, type ProjectRole, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ProjectAccess } from './project-access.js';
-import { getOrg } from '../model-records/org-records.js';
-import { getProject } from '../model-records/project-records.js';
-import { getRole, projectRole } from '../model-records/member-records.js';
+import { getOrg } from '../model/records/org-records.js';
+import { getProject } from '../model/records/project-records.js';
+import { getRole, projectRole } from '../model/records/member-records.js';
 
 export type { ProjectRole };
 

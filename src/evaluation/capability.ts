@@ -1,5 +1,5 @@
 // Evaluation as a capability: the routes whose requests the eval workers answer or whose changes they
-// stream (the Evaluation API's, src/eval-engine/evaluation-api-routes.ts; OFREP's, src/ofrep/routes.ts; the
+// stream (the Evaluation API's, src/evaluation/engine/evaluation-api-routes.ts; OFREP's, src/ofrep/routes.ts; the
 // change streams, src/stream/routes.ts), declared here for the route table, the OpenAPI document and the
 // metrics, and served by the parts the front end builds (src/server/frontend.ts gives each its routes'
 // numbers); and the web console's playground (console-routes.ts), evaluation explained for one
@@ -10,7 +10,7 @@ export const kEvaluation = defineCapability({
   name: 'evaluation',
   hostedRoutes: async () => {
     const [api, stream, ofrep] = await Promise.all([
-      import('../eval-engine/evaluation-api-routes.js'),
+      import('./engine/evaluation-api-routes.js'),
       import('../stream/routes.js'),
       import('../ofrep/routes.js'),
     ]);

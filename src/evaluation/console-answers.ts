@@ -2,7 +2,7 @@
 // modules that declare nothing of Node's (the browser's tsconfig checks it through
 // src/web-console/api/answers.ts, which hands them on).
 import type { VariantValue } from '../targeting/definition.js';
-import type { Why } from '../eval-engine/why.js';
+import type { Why } from './engine/why.js';
 
 /** One flag's answer: the Evaluation API's fields, OFREP's reason, and why in words and as data. */
 export interface PlaygroundResult {

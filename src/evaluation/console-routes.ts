@@ -8,12 +8,12 @@
 // trying a context does not mark flags as used.
 import { type Static, Type } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
-import { type EngineStore, EvalEngine, kEnvMissing, kEnvUnknown, projectEnv, stateInProjectEnv } from '../eval-engine/engine.js';
-import { decidedBy } from '../eval-engine/evaluate.js';
-import { type Explanation, explainState } from '../eval-engine/explain.js';
-import { EvalQuery, kContextFields } from '../eval-engine/query.js';
-import type { Why } from '../eval-engine/why.js';
-import { notFoundDetail } from '../model-records/lookups.js';
+import { type EngineStore, EvalEngine, kEnvMissing, kEnvUnknown, projectEnv, stateInProjectEnv } from './engine/engine.js';
+import { decidedBy } from './engine/evaluate.js';
+import { type Explanation, explainState } from './engine/explain.js';
+import { EvalQuery, kContextFields } from './engine/query.js';
+import type { Why } from './engine/why.js';
+import { notFoundDetail } from '../model/records/lookups.js';
 import type { Audience } from '../model/projects.js';
 import { compileValidator } from '../model/validation.js';
 import { kReasons } from '../ofrep/answer.js';
@@ -23,13 +23,13 @@ import { projectAccess } from '../console-route/access.js';
 import type { PlaygroundResult, PlaygroundView } from './console-answers.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, JsonObject } from '../console-route/forms.js';
-import { effectiveState } from '../flag-records/flag-state.js';
+import { effectiveState } from '../flags/records/flag-state.js';
 import { typedProblems } from '../flags/variant-rules.js';
-import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
-import { resolvedTyped } from '../flag-records/fragment-resolve.js';
-import { type CompiledVariants, compileVariants } from '../eval-engine/variants.js';
-import { getFlag } from '../flag-records/flag-store.js';
-import { listAudiences } from '../model-records/project-records.js';
+import { fragmentRules, projectFragments } from '../flags/records/fragment-records.js';
+import { resolvedTyped } from '../flags/records/fragment-resolve.js';
+import { type CompiledVariants, compileVariants } from './engine/variants.js';
+import { getFlag } from '../flags/records/flag-store.js';
+import { listAudiences } from '../model/records/project-records.js';
 
 /**
  * The Evaluation API's context is a query string, which uWebSockets.js holds to 4 KiB with the request

@@ -2,15 +2,15 @@
 // flag key resolved to the experiment its state in the key's environment runs, its variant checked
 // against the flag's; then counted in one transaction of the tally file, once per batch id.
 import type { ClientKey } from '../client-keys/client-key.js';
-import { findFlagByName } from '../flag-records/flag-store.js';
-import { effectiveState } from '../flag-records/flag-state.js';
+import { findFlagByName } from '../flags/records/flag-store.js';
+import { effectiveState } from '../flags/records/flag-state.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { TallyScope, TallyTxn } from './tally/tally-file.js';
 import { FlagwireError } from '../errors.js';
 import { listExperiments } from '../experiments/records.js';
 import type { ClientEvent, EventRejection, ReadBatch } from './schemas.js';
 import { type CountedEvent, isNewSubject, millionths, tallyBatch } from './tally.js';
-import { getProject } from '../model-records/project-records.js';
+import { getProject } from '../model/records/project-records.js';
 
 /** The answer to a batch of events: how many were kept, how many of those were exposures already kept, which were refused and why. */
 export interface EventsAnswer {

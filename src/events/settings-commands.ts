@@ -9,7 +9,7 @@ import type { Project } from '../model/projects.js';
 import { compileValidator } from '../model/validation.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { type EventSettings, EventSettingsPatch } from './schemas.js';
-import { putProject } from '../model-records/project-records.js';
+import { putProject } from '../model/records/project-records.js';
 
 const kPatchValidator = compileValidator(EventSettingsPatch, { quoteKeys: false });
 

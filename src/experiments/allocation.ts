@@ -6,18 +6,18 @@
 // wrote: the allocation the experiment started with is kept on its record, so the check reads only the
 // store as the command left it.
 import { FlagwireError } from '../errors.js';
-import { fragmentRule, kFragmentRecords } from '../flag-records/fragment-records.js';
-import { effectiveState } from '../flag-records/flag-state.js';
-import { getFlag, kFlagRecords, listFlags } from '../flag-records/flag-store.js';
+import { fragmentRule, kFragmentRecords } from '../flags/records/fragment-records.js';
+import { effectiveState } from '../flags/records/flag-state.js';
+import { getFlag, kFlagRecords, listFlags } from '../flags/records/flag-store.js';
 import type { Flag } from '../model/flags.js';
 import { same } from '../model/json-same.js';
 import type { WrittenChange } from '../capability/capability.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
-import { kAudienceRecords } from '../model-records/project-records.js';
+import { kAudienceRecords } from '../model/records/project-records.js';
 import { ruleRefs } from '../targeting/refs.js';
 import { type Experiment, experimentStatus, getExperiment, putExperiment } from './records.js';
 import { envsOf, where } from './running-keys.js';
-import { getAudience } from '../model-records/project-records.js';
+import { getAudience } from '../model/records/project-records.js';
 
 /**
  * What decides who gets which variant of `flag` in `env`: its name (what clients ask for) and bucketing,

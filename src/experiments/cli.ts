@@ -2,14 +2,14 @@
 // plan is sent as the Management API's body would carry it, so every refusal reads as the API's; the
 // results are computed from this data directory's tally file, as the API's are from the node's.
 import { principalOf } from '../actor/audit-actor.js';
-import { UsageError } from '../cli-command/args.js';
-import { command, type CliCommand, kAsFlagEditor, many, str } from '../cli-command/cli-command.js';
-import { formatTime, renderTable } from '../cli-command/output.js';
+import { UsageError } from '../cli/command/args.js';
+import { command, type CliCommand, kAsFlagEditor, many, str } from '../cli/command/cli-command.js';
+import { formatTime, renderTable } from '../cli/command/output.js';
 import { resolveDataDir, resolveDatabaseUrl } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import { statisticsView } from '../events/statistics.js';
 import { resolveEnvParam } from '../model/environments.js';
-import { requireProject } from '../model-records/lookups.js';
+import { requireProject } from '../model/records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { TallyFile } from '../events/tally/tally-file.js';

@@ -4,7 +4,7 @@
 // Management API's results route takes (look.ts), so the page and the API answer alike.
 import { projectAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
-import { listFlags } from '../flag-records/flag-store.js';
+import { listFlags } from '../flags/records/flag-store.js';
 import { resolveEnvParam } from '../model/environments.js';
 import { kExperimentCommands } from './command-table.js';
 import { experimentView, flagVariants } from './experiment-commands.js';

@@ -3,8 +3,8 @@
 // primary metric's daily intervals kept so far, and every bound that is infinite (nothing known yet) as
 // null, since JSON has no infinity.
 import { FlagwireError } from '../errors.js';
-import { effectiveState } from '../flag-records/flag-state.js';
-import { getFlag } from '../flag-records/flag-store.js';
+import { effectiveState } from '../flags/records/flag-state.js';
+import { getFlag } from '../flags/records/flag-store.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ExperimentStatistics } from '../events/statistics.js';
 import { compileValidator } from '../model/validation.js';

@@ -6,7 +6,7 @@ import { refuseUnlessCounted } from '../events/event-counter.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import type { ReceivedBody } from '../model/request-body.js';
 import type { ApiRequest } from '../routes/handler.js';
-import type { AuthContext } from '../model-records/token-access.js';
+import type { AuthContext } from '../model/records/token-access.js';
 import { apiErrors, changeRequested, json, kEnvParam, pathParam } from '../routes/openapi-parts.js';
 import { tokenPrincipal } from '../routes/route-helpers.js';
 import { kExperimentCommands } from './command-table.js';

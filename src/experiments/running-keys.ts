@@ -6,8 +6,8 @@
 // start and a stop write the key in the same command as the record, and pass.
 import type { WrittenChange } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
-import { effectiveState } from '../flag-records/flag-state.js';
-import { getFlag, kFlagRecords, listFlags } from '../flag-records/flag-store.js';
+import { effectiveState } from '../flags/records/flag-state.js';
+import { getFlag, kFlagRecords, listFlags } from '../flags/records/flag-store.js';
 import type { Flag } from '../model/flags.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { type Experiment, experimentStatus, getExperiment, listExperiments } from './records.js';

@@ -6,7 +6,7 @@
 import { FlagwireError } from '../errors.js';
 import { type Actor, actorFor, type Principal, tokenProject } from '../actor/audit-actor.js';
 import type { Project } from '../model/projects.js';
-import { requireProject } from '../model-records/lookups.js';
+import { requireProject } from '../model/records/lookups.js';
 import { jsonBody, parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { audienceCreate, audienceUpdate, envAdd } from '../projects/project-commands.js';
 import { createFlagAs, flagCohorts, flagDelete, flagDescribe, flagTags, patchFlagAs } from '../flags/flag-commands.js';
@@ -18,7 +18,7 @@ import { sameJson, sameTyped } from '../flags/variant-rules.js';
 import type { StoreReader, StoreWriter } from '../store/interfaces.js';
 import { fileRefusal, parseFlagFile } from './flag-file.js';
 import { formatPath } from '../targeting/problems.js';
-import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
+import { fragmentRules, projectFragments } from '../flags/records/fragment-records.js';
 import { deleteFragmentAs, putFragmentAs } from '../fragments/fragment-commands.js';
 import { sideJob } from '../side-work/side-thread.js';
 import { isConsoleOnlyField, planChanges, planDigest, type ProjectRevision, projectRevision } from './plan.js';
@@ -34,7 +34,7 @@ import {
   type ProjectModel,
   projectModel,
 } from './project-model.js';
-import { findFlagByName } from '../flag-records/flag-store.js';
+import { findFlagByName } from '../flags/records/flag-store.js';
 import {
   experimentCreate,
   experimentDelete,
@@ -44,7 +44,7 @@ import {
 } from '../experiments/experiment-commands.js';
 import { experimentStatus, getExperiment } from '../experiments/records.js';
 import { experimentPath } from './experiments.js';
-import { listAudiences } from '../model-records/project-records.js';
+import { listAudiences } from '../model/records/project-records.js';
 
 export interface PlanInput {
   projectId: string;

@@ -5,7 +5,7 @@ import { ConfigError } from '../config.js';
 import { jsonBody } from '../model/request-body.js';
 import { kFlagsAsCodeCommands } from './command-table.js';
 import { FileFollower } from './file-follower.js';
-import { getProject } from '../model-records/project-records.js';
+import { getProject } from '../model/records/project-records.js';
 
 /** The follower of the flag file, started (it has applied the file as it is now); null without one. */
 export async function followFlagsFile({ config, store, writer, log }: NodeServices): Promise<RunningWork | null> {

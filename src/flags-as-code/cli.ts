@@ -1,9 +1,9 @@
 // The command line's flags as code (docs/flags-as-code.md): export, plan, apply.
 import { writeFileSync } from 'node:fs';
 import { principalOf } from '../actor/audit-actor.js';
-import { type Args, UsageError } from '../cli-command/args.js';
-import { bool, command, kAsFlagEditor, readFileOption, str, type CliCommand } from '../cli-command/cli-command.js';
-import { requireProject } from '../model-records/lookups.js';
+import { type Args, UsageError } from '../cli/command/args.js';
+import { bool, command, kAsFlagEditor, readFileOption, str, type CliCommand } from '../cli/command/cli-command.js';
+import { requireProject } from '../model/records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { type ApplyConditions, flagsPlan } from './apply-commands.js';
 import { kFlagsAsCodeCommands } from './command-table.js';

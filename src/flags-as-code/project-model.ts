@@ -8,16 +8,16 @@
 // list "cannot be set or read as such through the API"; no route lists audiences), and a file that
 // leaves them out. Null means "not managed here": plan leaves the stored ones as they are.
 import type { UnleashModel } from '../model/unleash-model.js';
-import { effectiveState } from '../flag-records/flag-state.js';
+import { effectiveState } from '../flags/records/flag-state.js';
 import type { Flag, FlagType, Lifetime, TypedVariants } from '../model/flags.js';
 import { lifecycleFields } from '../flags/lifecycle.js';
 import { bucketingField } from '../flags/bucketing.js';
 import type { AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { fragmentRule, listFragments } from '../flag-records/fragment-records.js';
-import { listFlags } from '../flag-records/flag-store.js';
+import { fragmentRule, listFragments } from '../flags/records/fragment-records.js';
+import { listFlags } from '../flags/records/flag-store.js';
 import { type ExperimentPlan, experimentStatus, listExperiments, planOf } from '../experiments/records.js';
-import { listAudiences } from '../model-records/project-records.js';
+import { listAudiences } from '../model/records/project-records.js';
 
 export interface ModelState {
   enabled: boolean;

@@ -1,7 +1,7 @@
 // Flags as a capability (src/capability/capability.ts): a project's flags, created, changed and deleted,
 // the evaluations the workers counted, and the shared fragments their rules name (the records; the
 // fragments capability makes and changes them).
-import { kFlagRecords, kUsageRecords } from '../flag-records/flag-store.js';
+import { kFlagRecords, kUsageRecords } from './records/flag-store.js';
 import { defineCapability } from '../capability/capability.js';
 import { kFlagCommands } from './command-table.js';
 import { kFlagAuditActions } from './audit-actions.js';
@@ -10,7 +10,7 @@ import { FlagCreate, FlagPatch } from '../model/schemas.js';
 import { FlagList, FlagRepresentation, PatchResult } from './representation-shapes.js';
 import { kFlagEnvironmentState } from './environment-state.js';
 import { kFragmentEnvironmentState } from './fragment-environment-state.js';
-import { kFragmentRecords } from '../flag-records/fragment-records.js';
+import { kFragmentRecords } from './records/fragment-records.js';
 import { FlagLifecycle, LifecycleList, LifecyclePatch } from './lifecycle-shapes.js';
 
 export const kFlags = defineCapability({

@@ -1,7 +1,7 @@
-// How the command line prints flags, without --json (src/cli-command/output.ts says how it prints
+// How the command line prints flags, without --json (src/cli/command/output.ts says how it prints
 // everything: tables, fields, times): a flag as stored, flags as the Management API shows them, a flags
 // import's outcome.
-import { formatList, formatTime, renderFields, renderTable } from '../cli-command/output.js';
+import { formatList, formatTime, renderFields, renderTable } from '../cli/command/output.js';
 import type { EnvironmentEntry, EnvironmentsFlag, FlatFlag } from './representation-shapes.js';
 import type { Flag } from '../model/flags.js';
 import type { FlagLifecycle } from './lifecycle-shapes.js';

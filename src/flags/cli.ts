@@ -1,21 +1,21 @@
 // The flags capability's command-line commands (src/capability/capability.ts): create, list, stale,
 // show, rename, describe, tags, cohorts, variants and delete a flag, its lifecycle, archive and restore.
 import { principalOf } from '../actor/audit-actor.js';
-import { type Args, splitList, UsageError } from '../cli-command/args.js';
-import { bool, command, type CliCommand, jsonOption, kAsFlagEditor, many, str } from '../cli-command/cli-command.js';
+import { type Args, splitList, UsageError } from '../cli/command/args.js';
+import { bool, command, type CliCommand, jsonOption, kAsFlagEditor, many, str } from '../cli/command/cli-command.js';
 import * as flagOut from './cli-output.js';
 import { isStale, kDefaultStaleDays, kFlagTypes, kMaxStaleDays, staleBefore, type Flag } from '../model/flags.js';
 import { kLifecycleStages, stageParam } from './lifecycle.js';
 import { flagLifecycle, projectLifecycle } from './lifecycle-facts.js';
 import type { FlagLifecycle } from './lifecycle-shapes.js';
-import { requireProject } from '../model-records/lookups.js';
+import { requireProject } from '../model/records/lookups.js';
 import { requireFlag } from './flag-lookups.js';
 import type { Project } from '../model/projects.js';
 import { representFlag } from './representation.js';
 import type { EnvironmentsFlag, FlatFlag } from './representation-shapes.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kFlagCommands } from './command-table.js';
-import { getUsage, listFlags } from '../flag-records/flag-store.js';
+import { getUsage, listFlags } from './records/flag-store.js';
 import { flagEtag } from './flag-version.js';
 
 /** Every flag edit's precondition (flag-version.ts): the version `flag version` printed. */

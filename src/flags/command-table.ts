@@ -1,9 +1,9 @@
 // The flags capability's writer commands by name (src/writer/command.ts): what its routes, console
 // routes, command line and background work call by value, and what the writer looks up by name. Usage's
-// command is declared below the capabilities (src/flag-records/usage-commands.ts), where evaluation sends it.
+// command is declared below the capabilities (src/flags/records/usage-commands.ts), where evaluation sends it.
 import { commandTable } from '../writer/command.js';
 import { flagCohorts, flagCreate, flagDelete, flagDescribe, flagPatch, flagRename, flagTags } from './flag-commands.js';
-import { kUsageCommands } from '../flag-records/usage-commands.js';
+import { kUsageCommands } from './records/usage-commands.js';
 import { flagArchive, flagLifecycle, flagRestore } from './lifecycle-commands.js';
 
 export const kFlagCommands = {

@@ -10,10 +10,10 @@ import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/c
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kFlagCommands } from './command-table.js';
 import { flagdServing } from './flagd-serving.js';
-import { listFragments } from '../flag-records/fragment-records.js';
-import { getUsage, listFlags } from '../flag-records/flag-store.js';
+import { listFragments } from './records/fragment-records.js';
+import { getUsage, listFlags } from './records/flag-store.js';
 import { flagEtag } from './flag-version.js';
-import { listAudiences } from '../model-records/project-records.js';
+import { listAudiences } from '../model/records/project-records.js';
 import { projectLifecycle } from './lifecycle-facts.js';
 
 const kRenameForm = compileForm(Type.Object({ name: FormText }));

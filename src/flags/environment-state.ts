@@ -7,10 +7,10 @@
 // asking, as an audience or a fragment it will use is, so renaming or deleting it is held, naming them.
 // Its state there is what evaluation reads through it (`reads`): the audience and the shared fragments it uses.
 import type { EnvironmentBearing } from '../store/interfaces.js';
-import { kFlagRecords } from '../flag-records/flag-store.js';
-import { effectiveState, kDefaultEnvState, type EffectiveState } from '../flag-records/flag-state.js';
+import { kFlagRecords } from './records/flag-store.js';
+import { effectiveState, kDefaultEnvState, type EffectiveState } from './records/flag-state.js';
 import type { Flag } from '../model/flags.js';
-import { getFlag, listFlags } from '../flag-records/flag-store.js';
+import { getFlag, listFlags } from './records/flag-store.js';
 
 export const kFlagEnvironmentState: EnvironmentBearing<Flag> = {
   kind: kFlagRecords,

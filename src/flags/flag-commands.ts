@@ -3,10 +3,10 @@
 import { compiledOnUse } from '../typebox.js';
 import { FlagwireError } from '../errors.js';
 import { isEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
-import { envEntry, kDefaultEnvState } from '../flag-records/flag-state.js';
+import { envEntry, kDefaultEnvState } from './records/flag-state.js';
 import type { EnvState, Flag, TypedVariants } from '../model/flags.js';
 import { randomId } from '../model/ids.js';
-import { notFoundDetail, requireProject } from '../model-records/lookups.js';
+import { notFoundDetail, requireProject } from '../model/records/lookups.js';
 import { requireFlag, requirePatchTarget } from './flag-lookups.js';
 import type { Project } from '../model/projects.js';
 import {
@@ -34,16 +34,16 @@ import {
   withUnleash,
   type FieldChanges,
 } from './patch-rules.js';
-import { kUnreadByUnleash, unleashStateProblems, unreadFieldProblem } from '../unleash-rules/model-problems.js';
+import { kUnreadByUnleash, unleashStateProblems, unreadFieldProblem } from '../unleash/rules/model-problems.js';
 import { appliedTyped, mergeTyped, typedProblems } from './variant-rules.js';
 import { actorFor, type Actor, type Principal, tokenProject, writeAudit } from '../actor/audit-actor.js';
 import type { FlagAuditAction } from './audit-actions.js';
 import { bucketingChangeProblem, bucketingField, bucketingOf } from './bucketing.js';
-import { type FragmentRules, fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
+import { type FragmentRules, fragmentRules, projectFragments } from './records/fragment-records.js';
 import { flagRefsProblem } from './fragment-refs.js';
-import { deleteFlag, findFlagByName, putFlag } from '../flag-records/flag-store.js';
+import { deleteFlag, findFlagByName, putFlag } from './records/flag-store.js';
 import { requireFlagUnchanged } from './flag-version.js';
-import { getAudience } from '../model-records/project-records.js';
+import { getAudience } from '../model/records/project-records.js';
 import { lifecycleFields } from './lifecycle.js';
 
 // Every rule of a create and a patch is applied here, on the writer, from the body's JSON syntax and

@@ -1,17 +1,17 @@
 // Looking a flag up, or the 404 that says it does not exist: one home and one wording for every caller
-// (the Management API, the console, the writer's commands), as src/model-records/lookups.ts is for the records
+// (the Management API, the console, the writer's commands), as src/model/records/lookups.ts is for the records
 // below the capabilities.
 import { projectAccess } from '../console-route/access.js';
 import type { ProjectAccess } from '../console-route/project-access.js';
 import type { User } from '../model/accounts.js';
 import { FlagwireError } from '../errors.js';
 import { checkEnvParam, requireEnvironmentAllowed } from '../model/environments.js';
-import { notFoundDetail, requireProject } from '../model-records/lookups.js';
+import { notFoundDetail, requireProject } from '../model/records/lookups.js';
 import type { Project } from '../model/projects.js';
-import type { AuthContext } from '../model-records/token-access.js';
+import type { AuthContext } from '../model/records/token-access.js';
 import type { ApiRequest, HandlerDeps } from '../routes/handler.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { getFlag } from '../flag-records/flag-store.js';
+import { getFlag } from './records/flag-store.js';
 import type { Flag } from '../model/flags.js';
 
 export function requireFlag(r: StoreReader, id: string): Flag {

@@ -6,7 +6,7 @@
 // again from them by flagd-flag.ts's own flagdFlag, with and without the experiment, and the document
 // must be the first exactly; the second is the answer. Anything else is refused, never guessed.
 import { isDeepStrictEqual } from 'node:util';
-import type { EffectiveState } from '../flag-records/flag-state.js';
+import type { EffectiveState } from './records/flag-state.js';
 import { kExperimentKeyField, kExposureMarkerField, type SingleFlag, type TypedVariants } from '../model/flags.js';
 import type { VariantValue } from '../targeting/definition.js';
 import type { Audience, AudienceRule } from '../model/projects.js';

@@ -52,11 +52,11 @@
 //
 // A flag that flagd's language cannot say exactly is not said at all: the answer names why
 // (flagdInexpressible), and each caller leaves the flag out and names it.
-import { effectiveState, type EffectiveState } from '../flag-records/flag-state.js';
+import { effectiveState, type EffectiveState } from './records/flag-state.js';
 import { type Flag, kExperimentKeyField, kExposureMarkerField, type TypedVariants } from '../model/flags.js';
 import type { Audience, AudienceRule } from '../model/projects.js';
-import { kNoFragments } from '../flag-records/fragment-records.js';
-import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
+import { kNoFragments } from './records/fragment-records.js';
+import { ResolvedFragments } from './records/fragment-resolve.js';
 
 /** A project without shared fragments: nothing to resolve. */
 const kNoResolvedFragments = new ResolvedFragments(kNoFragments);
@@ -275,7 +275,7 @@ function gate(flag: Flag, state: EffectiveState, audiences: readonly Audience[])
 /** Whether the caller is in the state's audience, as JsonLogic: the gate and an experiment's tree both ask it. */
 function audienceMatched(flag: Flag, audienceId: string, audiences: readonly Audience[]): Logic {
   const audience = audienceOf(audiences, audienceId, flag.projectId);
-  // An audience that no longer exists never matches (src/eval-engine/evaluate.ts compileState).
+  // An audience that no longer exists never matches (src/evaluation/engine/evaluate.ts compileState).
   return audience === undefined ? false : allOf(audience.rules.map(ruleMet));
 }
 
@@ -317,7 +317,7 @@ function nonEmptyString(key: Record<string, unknown>): Logic {
 }
 
 /**
- * In the percentage split: the flag's fractional bucketing (contract 1, src/eval-engine/bucket.ts) over
+ * In the percentage split: the flag's fractional bucketing (contract 1, src/evaluation/engine/bucket.ts) over
  * `id:key`, key = targetingKey, else cohort. Neither: out (OFREP answers TARGETING_KEY_MISSING).
  */
 function split(flagId: string, p: number): Logic {

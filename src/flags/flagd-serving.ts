@@ -8,9 +8,9 @@ import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { FlagdServing } from './flagd-serving-shape.js';
 import { flagdInexpressible } from './flagd-flag.js';
-import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
-import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
-import { listAudiences } from '../model-records/project-records.js';
+import { fragmentRules, projectFragments } from './records/fragment-records.js';
+import { ResolvedFragments } from './records/fragment-resolve.js';
+import { listAudiences } from '../model/records/project-records.js';
 
 /** `flag` in each flag set of `project` (one per environment of a multi-environment project, else one), with `org` its organisation. */
 export function flagdServing(store: StoreReader, flag: Flag, project: Project, org: Org | null | undefined, now: number): FlagdServing[] {

@@ -4,7 +4,7 @@
 // (EnvRead). Changing or deleting one such fragment changes evaluation there, as an audience does.
 import type { EnvironmentBearing } from '../store/interfaces.js';
 import { ruleRefs } from '../targeting/refs.js';
-import { fragmentRule, kFragmentRecords, type ProjectFragments } from '../flag-records/fragment-records.js';
+import { fragmentRule, kFragmentRecords, type ProjectFragments } from './records/fragment-records.js';
 
 export const kFragmentEnvironmentState: EnvironmentBearing<ProjectFragments> = {
   kind: kFragmentRecords,

@@ -12,8 +12,8 @@ import type { Flag, TypedVariants } from '../model/flags.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kProblems } from '../targeting/problems.js';
 import { kMaxAddedRuleBytes, refAddedBytes, ruleRefCounts } from '../targeting/refs.js';
-import { type FragmentRules, kNoFragments } from '../flag-records/fragment-records.js';
-import { listFlags } from '../flag-records/flag-store.js';
+import { type FragmentRules, kNoFragments } from './records/fragment-records.js';
+import { listFlags } from './records/flag-store.js';
 
 /** Each fragment's size resolved (its compact JSON in UTF-8), by name. */
 function fragmentSizes(fragments: FragmentRules): Map<string, number> {

@@ -6,9 +6,9 @@ import { actorFor, type Actor, type Principal, tokenProject, writeAudit } from '
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
-import { requireProject } from '../model-records/lookups.js';
+import { requireProject } from '../model/records/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { putFlag } from '../flag-records/flag-store.js';
+import { putFlag } from './records/flag-store.js';
 import { compileValidator } from '../model/validation.js';
 import { LifecyclePatch } from './lifecycle-shapes.js';
 import { requireFlag, requireProjectFlag } from './flag-lookups.js';

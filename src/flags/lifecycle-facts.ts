@@ -1,14 +1,14 @@
 // The facts of a flag's lifecycle stage (lifecycle.ts) as the server knows them, and the view the
 // Management API, the command line and the web console show of it (docs/api.md: Flag lifecycle).
-import { effectiveState, type EffectiveState } from '../flag-records/flag-state.js';
+import { effectiveState, type EffectiveState } from './records/flag-state.js';
 import { usageKnown, type Flag, type FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import { lifecycleStage, lifetimeOf, type LifecycleStage } from './lifecycle.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { getUsage, listAllFlags } from '../flag-records/flag-store.js';
+import { getUsage, listAllFlags } from './records/flag-store.js';
 import type { FlagLifecycle } from './lifecycle-shapes.js';
 import { flagdServingIn } from './flagd-serving.js';
-import { getOrg } from '../model-records/org-records.js';
+import { getOrg } from '../model/records/org-records.js';
 import { listBranchScans } from '../code-refs/records.js';
 
 /**

@@ -1,5 +1,5 @@
 // The merge-patch rules of PATCH /api/v1/flags/{id} (spec rules 1-7 and 11), as a pure function.
-import { envEntry, effectiveState, type EffectiveState } from '../flag-records/flag-state.js';
+import { envEntry, effectiveState, type EffectiveState } from './records/flag-state.js';
 import type { EnvState, Flag, FlagState, TypedVariants } from '../model/flags.js';
 import type { UnleashModel } from '../model/unleash-model.js';
 import type { FlagPatch } from '../model/schemas.js';

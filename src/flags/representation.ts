@@ -1,13 +1,13 @@
 // The spec's response shapes of flags, made (their schemas: representation-shapes.ts; a token's
 // description is the tokens capability's: src/tokens/representation.ts): flag (flat and environments
 // form), flag list, patch result.
-import { type EffectiveState, effectiveState } from '../flag-records/flag-state.js';
+import { type EffectiveState, effectiveState } from './records/flag-state.js';
 import { bucketingField } from './bucketing.js';
 import type { TypedFields } from '../model/schemas.js';
 import type { Flag, FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { UnleashModel } from '../model/unleash-model.js';
-import { modelWarnings } from '../unleash-rules/model-problems.js';
+import { modelWarnings } from '../unleash/rules/model-problems.js';
 import type { EnvironmentEntry, EnvironmentsFlag, FlagList, FlagRepresentation, FlatFlag, PatchResult } from './representation-shapes.js';
 
 /**

@@ -8,12 +8,12 @@ import { requireEnvironmentAllowed, resolveEnvParam, type EnvRoute } from '../mo
 import { flagList, patchResult, representFlag } from './representation.js';
 import { FlagList, FlagRepresentation, PatchResult } from './representation-shapes.js';
 import { FlagCreate, FlagPatch } from '../model/schemas.js';
-import type { AuthContext } from '../model-records/token-access.js';
+import type { AuthContext } from '../model/records/token-access.js';
 import { apiErrors, changeRequested, json, kEnvParam, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { kFlagCommands } from './command-table.js';
 import { flagdServing } from './flagd-serving.js';
 import { FlagdServingAnswer } from './flagd-serving-shape.js';
-import { findFlagByName, getUsage, listFlags } from '../flag-records/flag-store.js';
+import { findFlagByName, getUsage, listFlags } from './records/flag-store.js';
 import { flagEtag } from './flag-version.js';
 import { JsonText } from '../routes/handler.js';
 import type { Flag } from '../model/flags.js';

@@ -7,8 +7,8 @@ import { kExposureMarkerField, type TypedVariants } from '../model/flags.js';
 import type { TypedFields } from '../model/schemas.js';
 import { evaluatorProblems, flagVariantProblems, type FlagProblem } from '../targeting/parse.js';
 import { type DefinitionProblem, formatPath, type PathStep } from '../targeting/problems.js';
-import { type FragmentRules, kNoFragments } from '../flag-records/fragment-records.js';
-import { resolveRule } from '../flag-records/fragment-resolve.js';
+import { type FragmentRules, kNoFragments } from './records/fragment-records.js';
+import { resolveRule } from './records/fragment-resolve.js';
 
 /**
  * Nesting levels of arrays and objects allowed in a variant value or a rule. The rule compiler, the

@@ -2,7 +2,7 @@
 // flagd's `$evaluators`, which a flag's rule uses as `{"$ref": "NAME"}`. Made, changed and deleted by
 // the Management API, the web console and the command line (fragment-commands.ts), and imported with a
 // flagd file's flags (flagd-import-commands.ts). Their records, and their references replaced for every
-// reader of a rule, are the flags' (src/flag-records/fragment-records.ts, fragment-resolve.ts, declared by
+// reader of a rule, are the flags' (src/flags/records/fragment-records.ts, fragment-resolve.ts, declared by
 // the flags capability): flagd keeps them in the flags' own document, and the flag checks and evaluation
 // read them.
 import { defineCapability } from '../capability/capability.js';

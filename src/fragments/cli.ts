@@ -1,13 +1,13 @@
 // The command line's shared fragment commands (docs/cli.md): list, create, update, delete. The rule is
 // sent as the Management API's body would carry it, so every refusal reads as the API's.
 import { principalOf } from '../actor/audit-actor.js';
-import { command, type CliCommand, jsonOption, kAsFlagEditor, readFileOption, str } from '../cli-command/cli-command.js';
-import { formatTime, renderTable } from '../cli-command/output.js';
-import { requireProject } from '../model-records/lookups.js';
+import { command, type CliCommand, jsonOption, kAsFlagEditor, readFileOption, str } from '../cli/command/cli-command.js';
+import { formatTime, renderTable } from '../cli/command/output.js';
+import { requireProject } from '../model/records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { kFragmentCommands } from './command-table.js';
 import { fragmentView } from './fragment-commands.js';
-import { listFragments } from '../flag-records/fragment-records.js';
+import { listFragments } from '../flags/records/fragment-records.js';
 import type { FragmentBody, FragmentDeleted } from './schemas.js';
 import type { FlagsImportResult } from './flagd-import-commands.js';
 

@@ -6,7 +6,7 @@ import { type ApiCall, type ApiRoute, requireReceived } from '../console-route/c
 import { kFragmentCommands } from './command-table.js';
 import { fragmentUses, fragmentView } from './fragment-commands.js';
 import { putPrepared } from './fragment-prepare.js';
-import { listFragments } from '../flag-records/fragment-records.js';
+import { listFragments } from '../flags/records/fragment-records.js';
 
 export function fragmentsView(call: ApiCall) {
   const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);

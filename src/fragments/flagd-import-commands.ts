@@ -25,7 +25,7 @@
 import { FlagwireError } from '../errors.js';
 import type { Flag } from '../model/flags.js';
 import { resolveEnvParam } from '../model/environments.js';
-import { requireProject } from '../model-records/lookups.js';
+import { requireProject } from '../model/records/lookups.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { parseFlagDefinition } from '../targeting/parse.js';
 import { formatPath, listedProblems, problemText } from '../targeting/problems.js';
@@ -37,7 +37,7 @@ import { bucketingChangeProblem, bucketingOf, kBucketingKey } from '../flags/buc
 import type { FlagDefinitionDocument } from '../targeting/definition.js';
 import { RefResolver } from '../targeting/refs.js';
 import { type FragmentOutcome, putFragmentAs } from './fragment-commands.js';
-import { listFlags } from '../flag-records/flag-store.js';
+import { listFlags } from '../flags/records/flag-store.js';
 import { namesExposureMarker, withoutExposureTwins, type UndoneExposures, type WrittenFlagdFlag } from '../flags/flagd-exposure-undo.js';
 
 const kBucketingCheck = compiledOnUse(Bucketing);

@@ -26,10 +26,10 @@ import {
   type Fragment,
   type FragmentRules,
   type ProjectFragments,
-} from '../flag-records/fragment-records.js';
+} from '../flags/records/fragment-records.js';
 import type { PreparedFragmentPut } from './fragment-prepare.js';
 import { FragmentCreate, type FragmentBody, type FragmentDeleted, FragmentUpdate, kFragmentNamePattern } from './schemas.js';
-import { listAllFlags } from '../flag-records/flag-store.js';
+import { listAllFlags } from '../flags/records/flag-store.js';
 
 const kCreateValidator = compileValidator(FragmentCreate, { quoteKeys: false });
 const kUpdateValidator = compileValidator(FragmentUpdate, { quoteKeys: true });

@@ -11,7 +11,7 @@ import { type SideThread, sideJob } from '../side-work/side-thread.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import type { WriterCommand } from '../writer/command.js';
-import { type Fragment, listFragments } from '../flag-records/fragment-records.js';
+import { type Fragment, listFragments } from '../flags/records/fragment-records.js';
 import {
   checkFragmentPut,
   type FragmentCheck,

@@ -7,7 +7,7 @@ import { kFragmentCommands } from './command-table.js';
 import { fragmentJson, fragmentView } from './fragment-commands.js';
 import { JsonText } from '../routes/handler.js';
 import { putPrepared } from './fragment-prepare.js';
-import { listFragments } from '../flag-records/fragment-records.js';
+import { listFragments } from '../flags/records/fragment-records.js';
 import { FragmentBody, FragmentCreate, FragmentDeleted, FragmentList, FragmentUpdate } from './schemas.js';
 
 const kNameParam = pathParam('name', 'The fragment\'s name, as {"$ref": NAME} names it');

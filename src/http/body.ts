@@ -1,5 +1,5 @@
 // Reads request bodies with two bounds: 1 MiB per body (or the caller's smaller cap: an evaluation body's,
-// src/eval-engine/context-bounds.ts), and one byte budget for the whole process.
+// src/evaluation/engine/context-bounds.ts), and one byte budget for the whole process.
 //
 // Every body reserves its bytes from the budget before they are buffered: the declared Content-Length
 // up front (a request that does not fit is refused before anything of its body is read), a body without
@@ -254,7 +254,7 @@ export class BodyBudgets {
    * Each credential's evaluation body bytes per second, those past an ordinary context's (an Unleash
    * front-end API POST's client key, an OFREP POST's client address: OFREP has no credential), taken
    * before the body is read
-   * (src/eval-engine/queued-body.ts): one key sending large bodies fast is refused 429 past its share,
+   * (src/evaluation/engine/queued-body.ts): one key sending large bodies fast is refused 429 past its share,
    * so it cannot spend the eval workers' time on parsing them, nor the credential-free share, that
    * every other key's requests need.
    */

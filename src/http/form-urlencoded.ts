@@ -1,6 +1,6 @@
 // An application/x-www-form-urlencoded query, as URLSearchParams and HTML forms write it: its pairs, and
 // each name and value decoded ("+" is a space and %XX escapes are UTF-8 bytes). The Evaluation API refuses
-// a component this cannot decode (src/eval-engine/query.ts); Unleash's front-end API reads it as
+// a component this cannot decode (src/evaluation/engine/query.ts); Unleash's front-end API reads it as
 // URLSearchParams does (src/unleash/context.ts).
 
 const kPercent = 37; // '%'

@@ -1,5 +1,5 @@
 // Invitations to an organisation as a capability (src/capability/capability.ts).
-import { kInvitationRecords } from '../model-records/invitation-records.js';
+import { kInvitationRecords } from '../model/records/invitation-records.js';
 import { defineCapability } from '../capability/capability.js';
 import type { MemberAuditAction } from '../orgs/audit-actions.js';
 import { kInvitationCommands } from './command-table.js';

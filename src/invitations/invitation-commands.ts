@@ -13,18 +13,18 @@ import {
   kMaxPendingInvitations,
   type Invitation,
 } from '../model/invitations.js';
-import { notFoundDetail, requireOrg, requireUser } from '../model-records/lookups.js';
+import { notFoundDetail, requireOrg, requireUser } from '../model/records/lookups.js';
 import { isPasswordHash } from '../model/passwords.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { requireEmail } from '../model/input-checks.js';
 import { auditMembership, checkMayGiveRole, requireRole, userCreate } from '../orgs/org-commands.js';
 import { invitationMail } from './invitation-mail.js';
 import { personActor, personOf, type Principal } from '../actor/audit-actor.js';
-import { findUserByEmail } from '../model-records/org-records.js';
-import { deleteInvitation, getInvitation, listOrgInvitations, putInvitation } from '../model-records/invitation-records.js';
-import { appendMail } from '../model-records/mail-records.js';
-import { getRole, putMember } from '../model-records/member-records.js';
-import { putCredential } from '../model-records/session-records.js';
+import { findUserByEmail } from '../model/records/org-records.js';
+import { deleteInvitation, getInvitation, listOrgInvitations, putInvitation } from '../model/records/invitation-records.js';
+import { appendMail } from '../model/records/mail-records.js';
+import { getRole, putMember } from '../model/records/member-records.js';
+import { putCredential } from '../model/records/session-records.js';
 
 export interface OrgInviteInput {
   orgId: string;

@@ -1,6 +1,6 @@
 // Mail as a capability (src/capability/capability.ts): the outbox's commands (claimed, released and
 // recorded by the mailer, src/mail/mailer.ts), `mail list`, and the console's mail page.
-import { kMailRecords } from '../model-records/mail-records.js';
+import { kMailRecords } from '../model/records/mail-records.js';
 import { defineCapability } from '../capability/capability.js';
 import { kMailCommands } from './command-table.js';
 

@@ -1,8 +1,8 @@
 // The mail outbox on the command line: `mail list`.
-import { command, type CliCommand } from '../cli-command/cli-command.js';
-import { formatTime, indent, renderTable } from '../cli-command/output.js';
+import { command, type CliCommand } from '../cli/command/cli-command.js';
+import { formatTime, indent, renderTable } from '../cli/command/output.js';
 import type { MailMessage } from '../model/mail.js';
-import { listMail } from '../model-records/mail-records.js';
+import { listMail } from '../model/records/mail-records.js';
 
 export function renderMail(messages: readonly MailMessage[]): string {
   if (messages.length === 0) return 'No mail.';

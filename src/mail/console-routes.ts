@@ -1,7 +1,7 @@
 // The console's mail page: the signed-in user's own mail.
-import { readableMail } from '../model-records/mail-records.js';
+import { readableMail } from '../model/records/mail-records.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
-import { getOrg } from '../model-records/org-records.js';
+import { getOrg } from '../model/records/org-records.js';
 
 export function mailView(call: ApiCall) {
   const messages = readableMail(call.store, call.user).map(({ seq, at, to, orgId, subject, text, sentAt, failedAt, attempts }) => ({

@@ -4,7 +4,7 @@
 import { isPending, type MailMessage } from '../model/mail.js';
 import { afterFailure, type ClaimRequest, claimLease, type RetrySchedule, retryDelayMs } from '../outbox/outbox.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { getMail, putMail } from '../model-records/mail-records.js';
+import { getMail, putMail } from '../model/records/mail-records.js';
 
 export const kMaxMailAttempts = 12;
 

@@ -24,7 +24,7 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import { loadOnUse } from '../load-on-use.js';
 import { kMailCommands } from './command-table.js';
-import { listDueMail } from '../model-records/mail-records.js';
+import { listDueMail } from '../model/records/mail-records.js';
 
 export const kMailFrom = 'Flagwire <no-reply@flagwire.invalid>';
 /** nodemailer, loaded when a server is configured with SMTP (src/load-on-use.ts). */

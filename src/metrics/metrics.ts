@@ -4,7 +4,7 @@
 // two histogram observations and one performance.now(). Queue depths are read when scraped, never
 // maintained on the hot path. FLAGWIRE_METRICS=off turns all of it off (no object, null checks only).
 import { kRouteLabels, routeNumber } from '../all-routes.js';
-import type { EvalMetrics } from '../eval-engine/batcher.js';
+import type { EvalMetrics } from '../evaluation/engine/batcher.js';
 import { header, Histogram, kBatchSizeBuckets, kCommitBuckets, kLatencyBuckets, labelValue, type HistogramSnapshot } from './registry.js';
 
 // The service's own routes' numbers (src/routes/route-table.ts), derived from the declarations by

@@ -1,5 +1,5 @@
 // The Evaluation API's 200 shapes, as TypeBox values: the answer bodies are built from them
-// (src/eval-engine/bodies.ts) and the OpenAPI document declares them (src/routes/route-table.ts).
+// (src/evaluation/engine/bodies.ts) and the OpenAPI document declares them (src/routes/route-table.ts).
 import { Type, type Static } from '../typebox.js';
 
 export const EvalFlag = Type.Object({

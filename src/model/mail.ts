@@ -1,5 +1,5 @@
 // The mail outbox: every message queued, with its delivery state (who may read one in the web console:
-// src/model-records/mail-records.ts readableMail). Plain data, like every record Flagwire keeps: the
+// src/model/records/mail-records.ts readableMail). Plain data, like every record Flagwire keeps: the
 // store writes them as they are and they cross threads as is.
 
 export interface MailMessage {
@@ -27,7 +27,7 @@ export interface MailMessage {
   claimedBy?: string | null;
 }
 
-/** A message to queue (appendMail, src/model-records/mail-records.ts, numbers it): due at once, not yet tried. */
+/** A message to queue (appendMail, src/model/records/mail-records.ts, numbers it): due at once, not yet tried. */
 export function newMail(message: Pick<MailMessage, 'at' | 'to' | 'subject' | 'text'> & { orgId: string }): Omit<MailMessage, 'seq'> {
   return { ...message, sentAt: null, attempts: 0, nextAttemptAt: message.at, lastError: null, failedAt: null };
 }

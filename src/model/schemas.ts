@@ -93,7 +93,7 @@ const ExperimentPatch = Type.Union([ExperimentKey, Type.Null()], {
 
 /**
  * Unleash's model of a state (issue 60; src/model/unleash-model.ts): the shape of one feature of Unleash's client
- * API in one environment. What the schema cannot say is checked by src/unleash-rules/model-problems.ts.
+ * API in one environment. What the schema cannot say is checked by src/unleash/rules/model-problems.ts.
  */
 const Unleash = CloneType(UnleashModel, {
   description:

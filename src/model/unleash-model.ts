@@ -2,7 +2,7 @@
 // and dependencies of one feature in one environment, in the shape of Unleash's client API
 // (GET /api/client/features, version 2), plus the segments its strategies name. It is stored as given
 // and served as given on the client API (src/unleash/client-features.ts), so a stock Unleash server SDK
-// that evaluates it locally answers as Flagwire's server does (src/unleash-rules/feature.ts, state.ts).
+// that evaluates it locally answers as Flagwire's server does (src/unleash/rules/feature.ts, state.ts).
 //
 //   "unleash": {
 //     "strategies": [{
@@ -18,7 +18,7 @@
 //   }
 //
 // The shape is checked here; what a schema cannot say (known strategies and operators, a strategy's
-// parameters, segments that exist, values that parse) is checked by src/unleash-rules/model-problems.ts.
+// parameters, segments that exist, values that parse) is checked by src/unleash/rules/model-problems.ts.
 import { type Static, Type, compiledOnUse } from '../typebox.js';
 
 /** Every constraint operator of Unleash's client specification (6.1), REGEX and IN_CIDR included. */

@@ -6,7 +6,7 @@
 //   plan has no audiences and the state applies one    -> kSlotAudiencePlan (GENERAL)
 //   the percentage would need a random roll            -> kSlotKeyMissing (TARGETING_KEY_MISSING)
 //   boolean state                                      -> the decision (reason << 1 | value)
-//   state with typed variants                          -> the variant's Resolution (src/eval-engine/variants.ts)
+//   state with typed variants                          -> the variant's Resolution (src/evaluation/engine/variants.ts)
 //
 // A split that would need a roll (no targetingKey and no cohort) is TARGETING_KEY_MISSING: OFREP clients
 // cache answers (the bulk route is built for it), and a roll cached as if it were sticky would be wrong.
@@ -22,8 +22,8 @@ import {
   kDecidedRoll,
   kDecidedSplit,
   kDecidedStatic,
-} from '../eval-engine/evaluate.js';
-import { type CompiledVariants, kPlanRefused, resolveVariant, type RuleContext, settledAnswer } from '../eval-engine/variants.js';
+} from '../evaluation/engine/evaluate.js';
+import { type CompiledVariants, kPlanRefused, resolveVariant, type RuleContext, settledAnswer } from '../evaluation/engine/variants.js';
 import type { OfrepReason } from '../model/ofrep-schemas.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 

@@ -8,15 +8,15 @@
 // targetingKey, cohort or env counts as absent, as on the Evaluation API.
 //
 // Bounded (issue 42, docs/operations.md: Evaluation work): a context past the bound every evaluation
-// route applies (src/eval-engine/context-bounds.ts) is refused with INVALID_CONTEXT before any flag is
+// route applies (src/evaluation/engine/context-bounds.ts) is refused with INVALID_CONTEXT before any flag is
 // evaluated. What a rule may then build from it is bounded by src/targeting/work-budget.ts. (The body
 // itself is at most what a context within the bound takes, kMaxContextBodyBytes, refused before it is
 // read, and within the JSON bounds, src/http/json-bounds.ts, before it is parsed.)
-import type { UnleashFields } from '../unleash-rules/constraints.js';
-import { FlatUnleashFields } from '../unleash-rules/fields.js';
-import { kContextTooLarge, withinContextBounds } from '../eval-engine/context-bounds.js';
-import type { EvalContext } from '../eval-engine/evaluate.js';
-import type { RuleContext } from '../eval-engine/variants.js';
+import type { UnleashFields } from '../unleash/rules/constraints.js';
+import { FlatUnleashFields } from '../unleash/rules/fields.js';
+import { kContextTooLarge, withinContextBounds } from '../evaluation/engine/context-bounds.js';
+import type { EvalContext } from '../evaluation/engine/evaluate.js';
+import type { RuleContext } from '../evaluation/engine/variants.js';
 import { jsonBoundsProblem } from '../http/json-bounds.js';
 import { compileValidator } from '../model/validation.js';
 import { OfrepContext as OfrepContextShape, OfrepEvaluationRequest, type OfrepErrorCode } from '../model/ofrep-schemas.js';
@@ -31,7 +31,7 @@ export class OfrepContext implements EvalContext, RuleContext {
   cohort: string | null = null;
   targetingKey: string | null = null;
   env: string | null = null;
-  /** The context as a state in Unleash's model reads it (src/unleash-rules/fields.ts). */
+  /** The context as a state in Unleash's model reads it (src/unleash/rules/fields.ts). */
   readonly unleash: UnleashFields = new FlatUnleashFields(this);
   /** Set when parse() returned false. */
   errorCode: OfrepErrorCode = 'GENERAL';

@@ -19,15 +19,15 @@ import {
   projectEnv,
   stateInEnv,
   stateInProjectEnv,
-} from '../eval-engine/engine.js';
-import { kAudiencePlanDetail, kBatchTimedOutDetail } from '../eval-engine/bodies.js';
-import { decidedBy, type Decision, decisionInExperiment } from '../eval-engine/evaluate.js';
+} from '../evaluation/engine/engine.js';
+import { kAudiencePlanDetail, kBatchTimedOutDetail } from '../evaluation/engine/bodies.js';
+import { decidedBy, type Decision, decisionInExperiment } from '../evaluation/engine/evaluate.js';
 import { experimentMetadata } from '../model/flags.js';
 import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
-import { type DecidedEntries, ListPlans, listPlan, writeList } from '../eval-engine/list-plan.js';
+import { type DecidedEntries, ListPlans, listPlan, writeList } from '../evaluation/engine/list-plan.js';
 import { kRevisionNotReachedDetail } from '../http/revisions.js';
-import type { ResultWriter } from '../eval-engine/protocol.js';
+import type { ResultWriter } from '../evaluation/engine/protocol.js';
 import { OfrepContext } from './context.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import type { OfrepErrorCode } from '../model/ofrep-schemas.js';
@@ -298,7 +298,7 @@ export function ofrepStreamPath(projectId: string, env: string | null): string {
 /**
  * A flag version's OFREP body for a decision or failure slot, keyed by its id or by its name; built on
  * first use and kept with the version (slots 0..kSlots-1 by id, kSlots.. by name). A state with an
- * experiment keeps its own (they name it: src/eval-engine/engine.ts, ExperimentBodies).
+ * experiment keeps its own (they name it: src/evaluation/engine/engine.ts, ExperimentBodies).
  */
 function flagBody(flag: FlagEntry, state: EvalState, slot: Decision, byName: boolean): Buffer {
   const holder = state.experimentBodies ?? flag;

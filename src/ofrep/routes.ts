@@ -1,19 +1,19 @@
-// OFREP's evaluation route set (src/eval-engine/routes.ts), given to the evaluation service by the
+// OFREP's evaluation route set (src/evaluation/engine/routes.ts), given to the evaluation service by the
 // server's start-up. Main thread: read the POST body (the evaluation body cap, within the process's body
-// budget and the client address's evaluation bytes per second: src/eval-engine/queued-body.ts) and put
-// the request into the same evaluation batch as GET /v1/flags/{id} (src/eval-engine/batcher.ts). Nothing
+// budget and the client address's evaluation bytes per second: src/evaluation/engine/queued-body.ts) and put
+// the request into the same evaluation batch as GET /v1/flags/{id} (src/evaluation/engine/batcher.ts). Nothing
 // is parsed here: the eval workers parse the body and evaluate (ofrep-evaluator.ts, evaluate.ts).
 //
-// Its requests in the batch (src/eval-engine/protocol.ts):
+// Its requests in the batch (src/evaluation/engine/protocol.ts):
 //
 //   route       id                          query              extra
 //   ofrepFlag   flag key                    POST body (JSON)   X-Flagwire-Project header (may be empty)
 //   ofrepBulk   X-Flagwire-Project header   POST body (JSON)   If-None-Match header
 import type { HttpRequest, TemplatedApp } from 'uWebSockets.js';
 import type { Clock } from '../clock.js';
-import { kEvalBodyTooFast, kEvalBodyTooLarge, type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js';
-import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
-import type { Route } from '../eval-engine/protocol.js';
+import { kEvalBodyTooFast, kEvalBodyTooLarge, type QueueRefusals, queueWithBody } from '../evaluation/engine/queued-body.js';
+import type { EvalQueue, EvalRoutes } from '../evaluation/engine/routes.js';
+import type { Route } from '../evaluation/engine/protocol.js';
 import type { BodyBudget } from '../http/body.js';
 import type { TrustedProxies } from '../http/client-address.js';
 import { headerKey, kContentLengthKey, kIfNoneMatchKey } from '../http/header-keys.js';

@@ -3,9 +3,9 @@
 // is judged, audited and held for approval exactly as the Management API's (docs/openfeature-cli.md).
 import { actorInProject, type Principal } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
-import { findFlagByName } from '../flag-records/flag-store.js';
+import { findFlagByName } from '../flags/records/flag-store.js';
 import { requireEveryEnvironment } from '../model/environments.js';
-import { envEntry } from '../flag-records/flag-state.js';
+import { envEntry } from '../flags/records/flag-state.js';
 import { createFlagAs, flagDelete, flagDescribe, patchFlagAs } from '../flags/flag-commands.js';
 import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';

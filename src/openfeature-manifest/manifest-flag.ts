@@ -1,7 +1,7 @@
 // A Flagwire flag as the OpenFeature CLI's manifest says it, and a manifest write as the typed variants a
 // flag's create or patch takes (docs/openfeature-cli.md: what the manifest says of a flag, and what it cannot).
 import { FlagwireError } from '../errors.js';
-import { envEntry, kDefaultEnvState } from '../flag-records/flag-state.js';
+import { envEntry, kDefaultEnvState } from '../flags/records/flag-state.js';
 import type { Flag, FlagState, TypedVariants } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { VariantValue } from '../targeting/definition.js';

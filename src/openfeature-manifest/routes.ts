@@ -5,9 +5,9 @@
 // environment is guarded (202, as the Management API answers). docs/openfeature-cli.md says what the
 // manifest cannot say of a flag.
 import type { ManagementRouteSpec } from '../capability/capability.js';
-import { listFlags } from '../flag-records/flag-store.js';
+import { listFlags } from '../flags/records/flag-store.js';
 import { isEnvironmentAllowed, requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
-import type { AuthContext } from '../model-records/token-access.js';
+import type { AuthContext } from '../model/records/token-access.js';
 import { type ApiRequest, JsonText, type WriteHandler } from '../routes/handler.js';
 import type { ReceivedBody } from '../model/request-body.js';
 import type { WriterCommand } from '../writer/command.js';

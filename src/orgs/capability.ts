@@ -1,6 +1,6 @@
 // Organisations, users and their members as a capability (src/capability/capability.ts).
-import { kMemberRecords } from '../model-records/member-records.js';
-import { kOrgRecords, kUserRecords } from '../model-records/org-records.js';
+import { kMemberRecords } from '../model/records/member-records.js';
+import { kOrgRecords, kUserRecords } from '../model/records/org-records.js';
 import { defineCapability } from '../capability/capability.js';
 import type { MemberAuditAction } from './audit-actions.js';
 import { kOrgCommands } from './command-table.js';

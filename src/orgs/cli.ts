@@ -1,15 +1,15 @@
-// The command line's organisation and user commands (src/cli-command/cli-command.ts says what a command is).
+// The command line's organisation and user commands (src/cli/command/cli-command.ts says what a command is).
 import type { Org, Plan, Role, Standing, User } from '../model/accounts.js';
 import { kOperator } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
-import { requireUser } from '../model-records/lookups.js';
+import { requireUser } from '../model/records/lookups.js';
 import { hashPassword, kMinPasswordLength, passwordProblem } from '../model/passwords.js';
 import { kSessionCommands } from '../sessions/command-table.js';
-import { command, type CliCommand, str } from '../cli-command/cli-command.js';
-import * as out from '../cli-command/output.js';
-import { readSecretLine } from '../cli-command/read-secret.js';
+import { command, type CliCommand, str } from '../cli/command/cli-command.js';
+import * as out from '../cli/command/output.js';
+import { readSecretLine } from '../cli/command/read-secret.js';
 import { kOrgCommands } from './command-table.js';
-import { listOrgs, listUsers } from '../model-records/org-records.js';
+import { listOrgs, listUsers } from '../model/records/org-records.js';
 
 export const kPlanHelp =
   'free (default), pro, teams, enterprise or teams-trial; the Management API and audiences need teams, enterprise or an active teams-trial';

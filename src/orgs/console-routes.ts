@@ -11,10 +11,10 @@ import { orgAccess } from '../console-route/access.js';
 import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, FormText } from '../console-route/forms.js';
 import { kOrgCommands } from './command-table.js';
-import { getOrg, getUser } from '../model-records/org-records.js';
-import { listPersonalProjects, listOrgProjects } from '../model-records/project-records.js';
-import { listEmailInvitations, listOrgInvitations } from '../model-records/invitation-records.js';
-import { listMembers, listUserMemberships } from '../model-records/member-records.js';
+import { getOrg, getUser } from '../model/records/org-records.js';
+import { listPersonalProjects, listOrgProjects } from '../model/records/project-records.js';
+import { listEmailInvitations, listOrgInvitations } from '../model/records/invitation-records.js';
+import { listMembers, listUserMemberships } from '../model/records/member-records.js';
 
 const kOrgForm = compileForm(Type.Object({ name: FormText }));
 /** The role is the writer's to check, as the CLI's --role. */

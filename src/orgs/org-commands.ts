@@ -3,16 +3,16 @@
 import { FlagwireError } from '../errors.js';
 import { kPlans, kRoles, type Membership, type Org, type Plan, type Role, type Standing, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
-import { requireOrg, requireUser } from '../model-records/lookups.js';
+import { requireOrg, requireUser } from '../model/records/lookups.js';
 import { can, describeRole } from '../model/permissions.js';
 import type { NewAuditEntry, StoreWriter } from '../store/interfaces.js';
 import { requireEmail, requireName } from '../model/input-checks.js';
 import { type Actor, personOrOperator, type Principal, writeAudit } from '../actor/audit-actor.js';
 import { lastOwnerRefusal } from './owners.js';
-import { listOrgProjects } from '../model-records/project-records.js';
-import { putOrg, findOrgByName, putUser, findUserByEmail } from '../model-records/org-records.js';
+import { listOrgProjects } from '../model/records/project-records.js';
+import { putOrg, findOrgByName, putUser, findUserByEmail } from '../model/records/org-records.js';
 import type { MemberAuditAction } from './audit-actions.js';
-import { getRole, putMember } from '../model-records/member-records.js';
+import { getRole, putMember } from '../model/records/member-records.js';
 
 export interface OrgCreateInput {
   name: string;

@@ -6,7 +6,7 @@
 // Owner until one is added (org add-member), and a write check sees only the store as the command left it.
 import type { Role } from '../model/accounts.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { getRole, listMembers } from '../model-records/member-records.js';
+import { getRole, listMembers } from '../model/records/member-records.js';
 
 /**
  * Why giving `userId` the role `next` in `orgId` (null: ending their membership) would leave the

@@ -1,5 +1,5 @@
 // Projects, their environments and audiences as a capability (src/capability/capability.ts).
-import { kAudienceRecords, kProjectRecords } from '../model-records/project-records.js';
+import { kAudienceRecords, kProjectRecords } from '../model/records/project-records.js';
 import { defineCapability } from '../capability/capability.js';
 import { kProjectAuditActions } from './audit-actions.js';
 import { kProjectCommands } from './command-table.js';

@@ -1,12 +1,12 @@
-// The command line's project, environment and audience commands (src/cli-command/cli-command.ts says what a command is).
+// The command line's project, environment and audience commands (src/cli/command/cli-command.ts says what a command is).
 import { kOperator } from '../actor/audit-actor.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
-import { requireOrg, requireProject, requireUser } from '../model-records/lookups.js';
-import { type Args, splitList, UsageError } from '../cli-command/args.js';
-import { command, type CliCommand, many, str } from '../cli-command/cli-command.js';
-import * as out from '../cli-command/output.js';
+import { requireOrg, requireProject, requireUser } from '../model/records/lookups.js';
+import { type Args, splitList, UsageError } from '../cli/command/args.js';
+import { command, type CliCommand, many, str } from '../cli/command/cli-command.js';
+import * as out from '../cli/command/output.js';
 import { kProjectCommands } from './command-table.js';
-import { listProjects, listPersonalProjects, listOrgProjects, listAudiences } from '../model-records/project-records.js';
+import { listProjects, listPersonalProjects, listOrgProjects, listAudiences } from '../model/records/project-records.js';
 
 const kRuleHelp = 'ATTR=V1[,V2...]: the request attribute ATTR must equal one of the values; repeat for more rules (all must match)';
 const kProjectCreateUsage = 'project create --name NAME (--org ORG_ID | --owner USER_ID) [--kind single|multi] [--env NAME]...';

@@ -1,6 +1,6 @@
 // The web console's project routes: creating an organisation's project (its Admin or Owner), and the
 // project settings page's environments and audiences.
-import { requireAudience } from '../model-records/lookups.js';
+import { requireAudience } from '../model/records/lookups.js';
 import { type Static, Type } from '../typebox.js';
 import { orgAccess, projectAccess } from '../console-route/access.js';
 import type { ApiRoute } from '../console-route/call.js';

@@ -3,7 +3,7 @@
 // plan runs or a pending change request is applied (EnvRead).
 import type { EnvironmentBearing } from '../store/interfaces.js';
 import type { Audience } from '../model/projects.js';
-import { getAudience, kAudienceRecords } from '../model-records/project-records.js';
+import { getAudience, kAudienceRecords } from '../model/records/project-records.js';
 
 export const kAudienceEnvironmentState: EnvironmentBearing<Audience> = {
   kind: kAudienceRecords,

@@ -1,7 +1,7 @@
 // Console commands for projects, their environments and audiences.
 import { FlagwireError } from '../errors.js';
 import { randomId } from '../model/ids.js';
-import { requireAudience, requireOrg, requireProject, requireUser } from '../model-records/lookups.js';
+import { requireAudience, requireOrg, requireProject, requireUser } from '../model/records/lookups.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Audience, AudienceRule, Project, ProjectKind } from '../model/projects.js';
 import { kLimits } from '../model/schemas.js';
@@ -11,11 +11,11 @@ import { type Actor, actorFor, personOrOperator, type Principal, writeAudit } fr
 import { exactList, requireName, sameName } from '../model/input-checks.js';
 import { can, describeRole } from '../model/permissions.js';
 import { renamePlansEnvironment } from '../release-plans/plan-environments.js';
-import { listAllFlags, putFlag } from '../flag-records/flag-store.js';
-import { getOrg } from '../model-records/org-records.js';
-import { putProject, listPersonalProjects, listOrgProjects, listAudiences, putAudience } from '../model-records/project-records.js';
+import { listAllFlags, putFlag } from '../flags/records/flag-store.js';
+import { getOrg } from '../model/records/org-records.js';
+import { putProject, listPersonalProjects, listOrgProjects, listAudiences, putAudience } from '../model/records/project-records.js';
 import type { ProjectAuditAction } from './audit-actions.js';
-import { getRole } from '../model-records/member-records.js';
+import { getRole } from '../model/records/member-records.js';
 
 const kEnvName = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 

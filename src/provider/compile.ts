@@ -1,14 +1,14 @@
 // A snapshot (src/model/snapshot-shape.ts) compiled for in-process evaluation with the engine's own functions,
-// as the server's engine compiles a flag version (src/eval-engine/engine.ts compileFlag): compileStateWith with the
+// as the server's engine compiles a flag version (src/evaluation/engine/engine.ts compileFlag): compileStateWith with the
 // flag's bucketing and its audience, compileVariants with the flag's name as flagd's flag key.
 import type { ResolutionDetails } from '@openfeature/server-sdk';
-import { compileStateWith } from '../eval-engine/evaluate.js';
-import { compileVariants, unleashVariants } from '../eval-engine/variants.js';
+import { compileStateWith } from '../evaluation/engine/evaluate.js';
+import { compileVariants, unleashVariants } from '../evaluation/engine/variants.js';
 import type { OfrepState } from '../ofrep/answer.js';
 import type { Audience } from '../model/projects.js';
 import type { Snapshot, SnapshotFlag } from '../model/snapshot-shape.js';
-import type { FeatureLookup } from '../unleash-rules/feature.js';
-import { compileUnleash } from '../unleash-rules/state.js';
+import type { FeatureLookup } from '../unleash/rules/feature.js';
+import { compileUnleash } from '../unleash/rules/state.js';
 
 export interface ProviderFlag {
   readonly id: string;

@@ -1,5 +1,5 @@
 // FlagwireProvider: an OpenFeature server provider that evaluates in-process with Flagwire's own engine
-// (src/eval-engine, src/ofrep/answer.ts, src/targeting), so it answers exactly as the server's OFREP does, for
+// (src/evaluation/engine, src/ofrep/answer.ts, src/targeting), so it answers exactly as the server's OFREP does, for
 // every flag (design §2's modulo-bucketed ones included, which flagd's language cannot express).
 //
 //   initialize()   GET /v1/snapshots/{project}[?env=] once (initialTimeoutMs). Answered: READY. Not

@@ -1,7 +1,7 @@
 // Relay keys on the command line: create (the secret shown once), list, revoke. Only here: a relay key
 // is the operator's, as the data dir and the node's settings are (docs/decisions.md: The relay's upstream).
-import { command, type CliCommand, str } from '../cli-command/cli-command.js';
-import { formatTime, renderNewSecret, renderTable } from '../cli-command/output.js';
+import { command, type CliCommand, str } from '../cli/command/cli-command.js';
+import { formatTime, renderNewSecret, renderTable } from '../cli/command/output.js';
 import type { RelayKeyView } from './records.js';
 import { listRelayKeys, relayKeyView } from './relay-key-commands.js';
 import { kRelayKeyCommands } from './command-table.js';

@@ -5,7 +5,7 @@
 // a relay sends to the relay above, which forwards them in its own batches.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { UsageDestination } from '../eval-engine/usage.js';
+import type { UsageDestination } from '../evaluation/engine/usage.js';
 import { UsageBatchSender } from '../provider/usage-batches.js';
 
 /** Flushes (a minute each) a relay keeps unanswered at most; past them the oldest is dropped and logged. */

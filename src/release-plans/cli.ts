@@ -2,10 +2,10 @@
 // scheduled changes and rollouts (a page at a time, src/release-plans/list-pages.ts), and the actions on
 // one. Each change is one of the capability's writer commands, given the operator or the `--as` user.
 import { principalOf } from '../actor/audit-actor.js';
-import { parseIsoTime, UsageError, type Args } from '../cli-command/args.js';
-import { bool, command, type CliCommand, jsonOption, kAsFlagEditor, str } from '../cli-command/cli-command.js';
-import * as out from '../cli-command/output.js';
-import { requireProject } from '../model-records/lookups.js';
+import { parseIsoTime, UsageError, type Args } from '../cli/command/args.js';
+import { bool, command, type CliCommand, jsonOption, kAsFlagEditor, str } from '../cli/command/cli-command.js';
+import * as out from '../cli/command/output.js';
+import { requireProject } from '../model/records/lookups.js';
 import type { RolloutPlan, RolloutStep } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import { kReleasePlanCommands } from './command-table.js';

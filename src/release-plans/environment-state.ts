@@ -5,7 +5,7 @@
 // What it will make evaluation read there (`reads`: the flag as each of its patches leaves it) is guarded
 // from then on: an audience or a shared fragment it will use is held for approval as one in use is.
 import { checkPatch } from '../flags/flag-commands.js';
-import { effectiveState } from '../flag-records/flag-state.js';
+import { effectiveState } from '../flags/records/flag-state.js';
 import { applyFlagPatch } from '../flags/patch-rules.js';
 import type { Flag } from '../model/flags.js';
 import type { EnvironmentBearing, EnvRead, StoreReader } from '../store/interfaces.js';
@@ -15,8 +15,8 @@ import { rollbackPatch, stepPatch } from './rollout-commands.js';
 import type { RolloutPlan } from './rollouts.js';
 import type { ScheduledChange } from './schedules.js';
 import { getRollout, getSchedule, listRollouts, listSchedules } from './records.js';
-import { getFlag } from '../flag-records/flag-store.js';
-import { getProject } from '../model-records/project-records.js';
+import { getFlag } from '../flags/records/flag-store.js';
+import { getProject } from '../model/records/project-records.js';
 
 export const kScheduleEnvironmentState: EnvironmentBearing<ScheduledChange> = {
   kind: kScheduleRecords,

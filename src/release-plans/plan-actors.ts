@@ -5,7 +5,7 @@
 // must be allowed to change flags, or the operator; the plan's own changes act as the `plan` principal.
 import { type Actor, actorFor, type Principal, tokenProject, writeAudit } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
-import { requireProject } from '../model-records/lookups.js';
+import { requireProject } from '../model/records/lookups.js';
 import { requireFlag } from '../flags/flag-lookups.js';
 import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';

@@ -12,9 +12,9 @@ import { FlagwireError } from '../errors.js';
 import { type Actor, type Principal, planActor } from '../actor/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { patchFlagAs } from '../flags/flag-commands.js';
-import { effectiveState, type EffectiveState } from '../flag-records/flag-state.js';
+import { effectiveState, type EffectiveState } from '../flags/records/flag-state.js';
 import { randomId } from '../model/ids.js';
-import { rolloutNotFound } from '../model-records/lookups.js';
+import { rolloutNotFound } from '../model/records/lookups.js';
 import { requirePatchTarget } from '../flags/flag-lookups.js';
 import type { GuardReading, RolloutGuard, RolloutPlan, WeightsStep } from './rollouts.js';
 import type { ExperimentStatistics } from '../events/statistics.js';
@@ -32,7 +32,7 @@ import { isWeightsStep, unknownVariants, weightsHandChange, weightStepProblems, 
 import { weightsTargeting } from '../flags/fractional-split.js';
 import { kRolloutActionFrom, RolloutCreate, type RolloutAction } from './schemas.js';
 import { getRollout, listFlagRollouts, putRollout } from './records.js';
-import { getFlag } from '../flag-records/flag-store.js';
+import { getFlag } from '../flags/records/flag-store.js';
 
 const kCreateValidator = compileValidator(RolloutCreate, { quoteKeys: false });
 /** Steps a rollout may have, and how long one may be held: a rollout is bounded like everything a client makes. */

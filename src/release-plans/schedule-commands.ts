@@ -10,7 +10,7 @@ import { type Actor, type Principal, planActor } from '../actor/audit-actor.js';
 import { requireEnvironmentAllowed } from '../model/environments.js';
 import { checkPatch, patchFlagAs } from '../flags/flag-commands.js';
 import { randomId } from '../model/ids.js';
-import { scheduleNotFound } from '../model-records/lookups.js';
+import { scheduleNotFound } from '../model/records/lookups.js';
 import { requirePatchTarget } from '../flags/flag-lookups.js';
 import { listedBytes } from '../model/listed-bytes.js';
 import type { ScheduledChange } from './schedules.js';

@@ -8,7 +8,7 @@
 import type { ReceivedBody } from '../model/request-body.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { AuthContext } from '../model-records/token-access.js';
+import type { AuthContext } from '../model/records/token-access.js';
 import type { SnapshotReader, StoreRevision } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 import type { FlagwireError } from '../errors.js';

@@ -2,7 +2,7 @@
 // hands a body to a command of the token's project.
 import type { Principal } from '../actor/audit-actor.js';
 import type { ReceivedBody } from '../model/request-body.js';
-import type { AuthContext } from '../model-records/token-access.js';
+import type { AuthContext } from '../model/records/token-access.js';
 import type { WriterCommand } from '../writer/command.js';
 import type { WriteHandler } from './handler.js';
 

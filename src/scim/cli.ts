@@ -1,9 +1,9 @@
 // SCIM provisioning's settings on the command line (docs/cli.md): enable (or rotate) an organisation's
 // secret, shown once; disable; map a group's displayName to a role; show the settings.
 import { principalOf } from '../actor/audit-actor.js';
-import { command, type CliCommand, str } from '../cli-command/cli-command.js';
-import { formatTime, renderNewSecret, renderTable } from '../cli-command/output.js';
-import { requireOrg } from '../model-records/lookups.js';
+import { command, type CliCommand, str } from '../cli/command/cli-command.js';
+import { formatTime, renderNewSecret, renderTable } from '../cli/command/output.js';
+import { requireOrg } from '../model/records/lookups.js';
 import { kScimSettingsRecords } from './records.js';
 import { kScimBasePath } from './resources.js';
 import { type ScimSettingsView, settingsView } from './scim-commands.js';

@@ -11,7 +11,7 @@ import { Type } from '../typebox.js';
 import { kScimGroupRecords, kScimSettingsRecords, kScimUserRecords } from './records.js';
 import { kScimBasePath } from './resources.js';
 import { kScimCommands } from './command-table.js';
-import { getRole } from '../model-records/member-records.js';
+import { getRole } from '../model/records/member-records.js';
 
 /** The role is the writer's to check; an empty role unmaps the group. */
 const kGroupRoleForm = compileForm(Type.Object({ group: FormText, role: Type.Union([FormText, Type.Null()]) }));

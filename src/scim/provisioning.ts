@@ -18,11 +18,11 @@ import { lastOwnerRefusal } from '../orgs/owners.js';
 import { scimRefusal } from './errors.js';
 import { type GroupState, personEmail, personName, type UserState } from './resources.js';
 import { kScimGroupRecords, kScimUserRecords, orgUsersBy, type ScimGroup, type ScimSettings, type ScimUser } from './records.js';
-import { listOrgProjects } from '../model-records/project-records.js';
-import { putToken, listTokens } from '../model-records/token-records.js';
-import { putUser, findUserByEmail } from '../model-records/org-records.js';
-import { deleteMember, getRole, listUserMemberships, putMember } from '../model-records/member-records.js';
-import { deleteSession, listUserSessions } from '../model-records/session-records.js';
+import { listOrgProjects } from '../model/records/project-records.js';
+import { putToken, listTokens } from '../model/records/token-records.js';
+import { putUser, findUserByEmail } from '../model/records/org-records.js';
+import { deleteMember, getRole, listUserMemberships, putMember } from '../model/records/member-records.js';
+import { deleteSession, listUserSessions } from '../model/records/session-records.js';
 
 /** Bounds on what one organisation's identity provider may store here. */
 export const kMaxScimUsers = 10_000;

@@ -6,7 +6,7 @@ import { personOrOperator, type Principal } from '../actor/audit-actor.js';
 import { FlagwireError } from '../errors.js';
 import type { Role } from '../model/accounts.js';
 import { hashSecret, newSecret } from '../model/ids.js';
-import { requireOrg } from '../model-records/lookups.js';
+import { requireOrg } from '../model/records/lookups.js';
 import { auditOrg, requireRole } from '../orgs/org-commands.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { scimRefusal } from './errors.js';
@@ -25,7 +25,7 @@ import {
 } from './provisioning.js';
 import { kScimGroupRecords, kScimSettingsRecords, kScimUserRecords, type ScimGroup, type ScimSettings } from './records.js';
 import { groupResource, groupStateOf, type GroupResource, type UserResource, userResource, userStateOf } from './resources.js';
-import { getRole } from '../model-records/member-records.js';
+import { getRole } from '../model/records/member-records.js';
 
 /** A SCIM secret's prefix (src/model/ids.ts newSecret): never taken for an API token, a relay key or a client key. */
 export const kScimSecretPrefix = 'fws';

@@ -1,6 +1,6 @@
 // The page behind `{docs_url}`: one anchor per error, saying what causes it and how to fix it.
 import { kErrors, type ErrorCode } from '../errors.js';
-import { kMaxContextBodyBytes } from '../eval-engine/context-bounds.js';
+import { kMaxContextBodyBytes } from '../evaluation/engine/context-bounds.js';
 
 const kExplain: Record<ErrorCode, string> = {
   INVALID_REQUEST:

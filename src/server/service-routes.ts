@@ -3,7 +3,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { TestSwitches } from '../test-switches.js';
-import type { Evaluation } from '../eval-engine/service.js';
+import type { Evaluation } from '../evaluation/engine/service.js';
 import type { BodyBudgets } from '../http/body.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { registerMetricsRoute } from '../metrics/route.js';

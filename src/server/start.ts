@@ -1,7 +1,7 @@
 // Starts the service: store, writer actor, the front end (one on the main thread, or one per
 // front-end thread behind an acceptor: frontend-threads.ts), the capabilities' background work
 // (src/capability/background-work.ts); stops it on SIGTERM/SIGINT.
-import { kWriterCommands } from '../writer-thread/demo-seed.js';
+import { kWriterCommands } from '../writer/thread/demo-seed.js';
 import type { Logger } from 'pino';
 import * as uWS from 'uWebSockets.js';
 import { AuthFailures } from '../http/auth-failures.js';
@@ -18,14 +18,14 @@ import type { Store } from '../store/interfaces.js';
 import type { DataDirClaim } from '../store/data-dir-claim.js';
 import { claimForServer, markCleanStop, openStore, verifyStore } from '../store/open-store.js';
 import { WriterClient } from '../writer/client.js';
-import type { DemoSeed } from '../writer-thread/demo-seed.js';
+import type { DemoSeed } from '../writer/thread/demo-seed.js';
 import { createFrontend } from './frontend.js';
 import { FrontendThreads } from './frontend-threads.js';
 import { listenExclusive, portsProblem } from './listen.js';
 import { createLogger } from './logger.js';
 import { randomId } from '../model/ids.js';
 import { hashPassword, kPasswordCost } from '../model/passwords.js';
-import { isEmptyStore } from '../model-records/lookups.js';
+import { isEmptyStore } from '../model/records/lookups.js';
 
 export interface RunningServer {
   port: number;

@@ -1,5 +1,5 @@
 // Web console sessions and passwords as a capability (src/capability/capability.ts).
-import { kCredentialRecords, kSessionRecords } from '../model-records/session-records.js';
+import { kCredentialRecords, kSessionRecords } from '../model/records/session-records.js';
 import { defineCapability } from '../capability/capability.js';
 import { kSessionCommands } from './command-table.js';
 

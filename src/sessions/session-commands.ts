@@ -3,11 +3,11 @@
 // every other change that long); the session id is drawn by the caller, which alone sees it, and
 // arrives here hashed.
 import { FlagwireError } from '../errors.js';
-import { requireUser } from '../model-records/lookups.js';
+import { requireUser } from '../model/records/lookups.js';
 import { isPasswordHash } from '../model/passwords.js';
 import type { Session } from '../model/sessions.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { deleteSession, getSession, listUserSessions, putCredential, putSession } from '../model-records/session-records.js';
+import { deleteSession, getSession, listUserSessions, putCredential, putSession } from '../model/records/session-records.js';
 
 /** `user password`: stores the hash and ends every session of the user (a new password signs everyone out). */
 export function userPassword(

@@ -1,17 +1,17 @@
 // A project environment's snapshot (shape.ts), read from the store in one read snapshot: each flag's
-// state in the environment as the engine resolves it (src/eval-engine/engine.ts compileFlag: shared fragments
+// state in the environment as the engine resolves it (src/evaluation/engine/engine.ts compileFlag: shared fragments
 // included), and the audiences those states name.
-import { effectiveState } from '../flag-records/flag-state.js';
+import { effectiveState } from '../flags/records/flag-state.js';
 import type { Flag } from '../model/flags.js';
 import type { Org } from '../model/accounts.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import type { Snapshot, SnapshotAudience, SnapshotFlag } from '../model/snapshot-shape.js';
-import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
-import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
-import { listFlags } from '../flag-records/flag-store.js';
-import { listAudiences } from '../model-records/project-records.js';
+import { fragmentRules, projectFragments } from '../flags/records/fragment-records.js';
+import { ResolvedFragments } from '../flags/records/fragment-resolve.js';
+import { listFlags } from '../flags/records/flag-store.js';
+import { listAudiences } from '../model/records/project-records.js';
 
 export type SnapshotStore = Pick<SnapshotReader, 'listKeyedBy' | 'revision' | 'getKeyed'>;
 

@@ -9,7 +9,7 @@ import { TaggedJson } from '../routes/handler.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
-import { notFoundDetail } from '../model-records/lookups.js';
+import { notFoundDetail } from '../model/records/lookups.js';
 import { etag } from '../http/entity-tags.js';
 import { apiErrors, json, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { buildSnapshot } from './build.js';

@@ -2,10 +2,10 @@
 // (the options given; the client secret read from a file, never from the command line, which other users
 // of the machine see in the process list), and remove them.
 import { principalOf } from '../actor/audit-actor.js';
-import { type CliCommand, command, many, readFileOption, str } from '../cli-command/cli-command.js';
-import { formatTime, renderTable } from '../cli-command/output.js';
+import { type CliCommand, command, many, readFileOption, str } from '../cli/command/cli-command.js';
+import { formatTime, renderTable } from '../cli/command/output.js';
 import { FlagwireError } from '../errors.js';
-import { requireOrg } from '../model-records/lookups.js';
+import { requireOrg } from '../model/records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { kSsoSettingsRecords } from './records.js';
 import type { SsoSettingsPatch, SsoSettingsView } from './schemas.js';

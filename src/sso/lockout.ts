@@ -7,9 +7,9 @@ import type { WrittenChange } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import type { Membership, User } from '../model/accounts.js';
 import type { Credential } from '../model/sessions.js';
-import { getRole, kMemberRecords } from '../model-records/member-records.js';
-import { getCredential, kCredentialRecords } from '../model-records/session-records.js';
-import { kUserRecords } from '../model-records/org-records.js';
+import { getRole, kMemberRecords } from '../model/records/member-records.js';
+import { getCredential, kCredentialRecords } from '../model/records/session-records.js';
+import { kUserRecords } from '../model/records/org-records.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { kSsoSettingsRecords, type SsoSettings } from './records.js';
 

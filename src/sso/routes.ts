@@ -3,7 +3,7 @@
 // organisation now may (the writer checks again as it applies a change: sso-commands.ts requireOwner).
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
-import type { AuthContext } from '../model-records/token-access.js';
+import type { AuthContext } from '../model/records/token-access.js';
 import { apiErrors, json } from '../routes/openapi-parts.js';
 import { tokenPrincipal } from '../routes/route-helpers.js';
 import type { StoreReader } from '../store/interfaces.js';
@@ -11,7 +11,7 @@ import { kSsoSettingsRecords } from './records.js';
 import { SsoRemoved, SsoSettingsPatch, SsoSettingsView } from './schemas.js';
 import { ssoView } from './sso-commands.js';
 import { kSsoCommands } from './command-table.js';
-import { getRole } from '../model-records/member-records.js';
+import { getRole } from '../model/records/member-records.js';
 
 /** The organisation of the token's project, where the token's creator is its Owner. */
 function ownersOrg(store: StoreReader, auth: AuthContext): string {

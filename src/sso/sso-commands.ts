@@ -6,9 +6,9 @@ import { type Actor, personOrOperator, type Principal, tokenActor } from '../act
 import { FlagwireError } from '../errors.js';
 import { highestMappedRole, type Role, type User } from '../model/accounts.js';
 import { randomId } from '../model/ids.js';
-import { requireOrg, requireUser } from '../model-records/lookups.js';
+import { requireOrg, requireUser } from '../model/records/lookups.js';
 import { checkedBody, type ReceivedBody } from '../model/request-body.js';
-import { authorizeTokenWrite } from '../model-records/token-access.js';
+import { authorizeTokenWrite } from '../model/records/token-access.js';
 import { compileValidator } from '../model/validation.js';
 import { auditMembership, auditOrg } from '../orgs/org-commands.js';
 import { kScimSettingsRecords } from '../scim/records.js';
@@ -17,8 +17,8 @@ import type { StoreWriter } from '../store/interfaces.js';
 import { lastOwnerRefusal } from '../orgs/owners.js';
 import { kSsoFlowRecords, kSsoIdentityRecords, kSsoSettingsRecords, type SsoSettings, type SsoUsedState } from './records.js';
 import { SsoSettingsPatch, type SsoSettingsView } from './schemas.js';
-import { putUser, findUserByEmail } from '../model-records/org-records.js';
-import { getRole, putMember } from '../model-records/member-records.js';
+import { putUser, findUserByEmail } from '../model/records/org-records.js';
+import { getRole, putMember } from '../model/records/member-records.js';
 
 /** How long a sign-in may take at the identity provider. */
 export const kFlowMs = 10 * 60 * 1000;

@@ -1,7 +1,7 @@
 // Where a process gets its store. Code above src/store asks here and never names an implementation.
 // Reads always come from the data dir's LMDB file. Writes take the path chosen here: that file itself
 // (the embedded default), or PostgreSQL as the system of record (src/store/pg/), the file then being
-// this node's copy of it. Evaluation workers read the file directly by design (src/eval-engine/worker.ts).
+// this node's copy of it. Evaluation workers read the file directly by design (src/evaluation/engine/worker.ts).
 import { ConfigError, kDatabaseUrlSetting, kUpstreamSetting, type ChangeLogBounds, type Config } from '../config.js';
 import { FlagwireError } from '../errors.js';
 import { claimDataDir, type DataDirClaim } from './data-dir-claim.js';

@@ -326,7 +326,7 @@ function migrateFrom10(path: string, root: RootDatabase, dbs: Databases): void {
   });
 }
 
-/** Schema 11 to 12: the fragments database (src/flag-records/fragment-records.ts), created empty by openDatabases; only the version moves. */
+/** Schema 11 to 12: the fragments database (src/flags/records/fragment-records.ts), created empty by openDatabases; only the version moves. */
 function migrateFrom11(path: string, root: RootDatabase, dbs: Databases): void {
   writeTransaction(root, path, () => {
     if (dbs.meta.get('schemaVersion') !== 11) return;
@@ -399,7 +399,7 @@ function migrateFrom15(path: string, root: RootDatabase, dbs: Databases): void {
 }
 
 /**
- * Schema 16 to 17: a project's audiences are the audience kind's lookup (src/model-records), which
+ * Schema 16 to 17: a project's audiences are the audience kind's lookup (src/model/records), which
  * settleLookups builds from the audiences (the lookups declared having changed); their entries in
  * projectIndex go. An older Flagwire, which would write audiences without filing them, calls the file newer.
  */
@@ -413,7 +413,7 @@ function migrateFrom16(path: string, root: RootDatabase, dbs: Databases, retired
 }
 
 /**
- * Schema 17 to 18: tokens are found through their kind's lookups (src/model-records/token-records.ts),
+ * Schema 17 to 18: tokens are found through their kind's lookups (src/model/records/token-records.ts),
  * which settleLookups builds from the tokens; projectIndex and tokenHashes, which held their entries, go
  * (layout.ts kDroppedDatabases). An older Flagwire, which would write tokens without filing them, calls
  * the file newer.
@@ -427,7 +427,7 @@ function migrateFrom17(path: string, root: RootDatabase, dbs: Databases, retired
 }
 
 /**
- * Schema 18 to 19: a user is found by e-mail through the user kind's lookup (src/model-records/org-records.ts),
+ * Schema 18 to 19: a user is found by e-mail through the user kind's lookup (src/model/records/org-records.ts),
  * which settleLookups builds from the users; their entries in auth went, and schema 20 drops auth whole,
  * so only the version moves. An older Flagwire, which would write users without filing them, calls the
  * file newer.

@@ -42,14 +42,14 @@ import type { Project } from '../model/projects.js';
 import { errorBody, FlagwireError } from '../errors.js';
 import { kCorsOrigin, kNoSniff, send, trackAbort, type PendingResponse } from '../http/http.js';
 import { validEnvironmentsText } from '../model/environments.js';
-import { notFoundDetail } from '../model-records/lookups.js';
+import { notFoundDetail } from '../model/records/lookups.js';
 import { SseConnection } from './sse-connection.js';
 import { decodePathId } from '../http/path-id.js';
 import { registerRoutes, type RouteCounts, type RouteNumbers } from '../routes/route-table.js';
 import { kStreamRoutes } from './routes.js';
 import { ChangePoller, type FeedStore, type Group } from './change-poller.js';
 import { event, refetchEvent } from './events.js';
-import { getProject } from '../model-records/project-records.js';
+import { getProject } from '../model/records/project-records.js';
 
 export type { FeedStore } from './change-poller.js';
 

@@ -6,17 +6,17 @@
 // labelled with the store's revision of that snapshot (StoreReader.revision: PostgreSQL's on every node
 // of a cluster), the number every API answer names too (src/http/revisions.ts).
 import { Periodic } from '../background/periodic.js';
-import { projectConfigTag } from '../eval-engine/config-tag.js';
-import { effectiveState } from '../flag-records/flag-state.js';
+import { projectConfigTag } from '../evaluation/engine/config-tag.js';
+import { effectiveState } from '../flags/records/flag-state.js';
 import type { Flag } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { event } from './events.js';
-import { projectFragments } from '../flag-records/fragment-records.js';
+import { projectFragments } from '../flags/records/fragment-records.js';
 import { ruleRefs } from '../targeting/refs.js';
-import { listFlags } from '../flag-records/flag-store.js';
-import { getOrg } from '../model-records/org-records.js';
-import { getProject, listAudiences } from '../model-records/project-records.js';
+import { listFlags } from '../flags/records/flag-store.js';
+import { getOrg } from '../model/records/org-records.js';
+import { getProject, listAudiences } from '../model/records/project-records.js';
 
 export type FeedStore = Pick<SnapshotReader, 'resetReadTxn' | 'configSeq' | 'revision' | 'listKeyedBy' | 'getKeyed'>;
 

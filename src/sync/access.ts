@@ -2,7 +2,7 @@
 // evaluation answer it needs a token of its project, and its environment limit is honoured. The token is
 // asked of the Management API's rules, not copied: identified as the Management API identifies it
 // (src/tokens/auth.ts, the per-address lockout counting what it counts), authorised by the model's rule
-// (src/model-records/token-access.ts: revoked, expired, organisation's plan), the environment by
+// (src/model/records/token-access.ts: revoked, expired, organisation's plan), the environment by
 // src/model/environments.ts; its uses and refusals go to its activity and denial mail through
 // ActivityRecorder.refused, as the Management API's do (spec: Authentication 11, Events).
 //
@@ -13,13 +13,13 @@ import type { TokenUseLog } from '../capability/capability.js';
 import type { AuthFailures } from '../http/auth-failures.js';
 import { FlagwireError } from '../errors.js';
 import { requireEnvironmentAllowed, validEnvironmentsText } from '../model/environments.js';
-import { notFoundDetail } from '../model-records/lookups.js';
+import { notFoundDetail } from '../model/records/lookups.js';
 import type { Project } from '../model/projects.js';
-import { authorizeToken } from '../model-records/token-access.js';
+import { authorizeToken } from '../model/records/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { Selector } from './selector.js';
-import { getToken } from '../model-records/token-records.js';
+import { getToken } from '../model/records/token-records.js';
 
 /** Where a request's secret came from, for the error that says it was not a token. */
 export type SecretSource = 'authorization' | 'provider_id' | 'selector' | 'none';

@@ -5,8 +5,8 @@
 import type { Flag } from '../model/flags.js';
 import { type FlagdFlag, flagInFlagd } from '../flags/flagd-flag.js';
 import type { Audience } from '../model/projects.js';
-import { type FragmentRules, kNoFragments } from '../flag-records/fragment-records.js';
-import { ResolvedFragments } from '../flag-records/fragment-resolve.js';
+import { type FragmentRules, kNoFragments } from '../flags/records/fragment-records.js';
+import { ResolvedFragments } from '../flags/records/fragment-resolve.js';
 
 export interface FlagSetInput {
   projectId: string;

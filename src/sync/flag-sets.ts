@@ -5,12 +5,12 @@
 //
 // A set is rebuilt only when its fingerprint moves: the project's configuration tag (its environments,
 // every flag's and audience's version, its shared fragments' version, the organisation's plan:
-// src/eval-engine/config-tag.ts) and whether the
+// src/evaluation/engine/config-tag.ts) and whether the
 // plan allows audiences now (a trial can end with no write). So a set's revision (its metadata's
 // flagwireRevision, the HTTP route's Flagwire-Revision) is the store revision it was built at, and stays
 // that while the project does not change: commits elsewhere (another project, token activity) neither
 // rebuild it nor change its bytes, and its ETag holds.
-import { projectConfigTag } from '../eval-engine/config-tag.js';
+import { projectConfigTag } from '../evaluation/engine/config-tag.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { SnapshotReader } from '../store/interfaces.js';
@@ -18,10 +18,10 @@ import { buildFlagSet, type OmittedFlag } from './flag-set.js';
 import { encodeFlagConfiguration } from './codec.js';
 import { frameMessage } from '../capability/grpc-frame.js';
 import { flagSetIdOf } from './selector.js';
-import { fragmentRules, projectFragments } from '../flag-records/fragment-records.js';
-import { listFlags } from '../flag-records/flag-store.js';
-import { getOrg } from '../model-records/org-records.js';
-import { listAudiences } from '../model-records/project-records.js';
+import { fragmentRules, projectFragments } from '../flags/records/fragment-records.js';
+import { listFlags } from '../flags/records/flag-store.js';
+import { getOrg } from '../model/records/org-records.js';
+import { listAudiences } from '../model/records/project-records.js';
 
 export type FlagSetStore = Pick<SnapshotReader, 'revision' | 'listKeyedBy' | 'getKeyed'>;
 

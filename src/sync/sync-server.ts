@@ -39,7 +39,7 @@ import { decodeSyncRequest, encodeMetadata, type SyncRequest } from './codec.js'
 import { FlagSets, type ServedFlagSet } from './flag-sets.js';
 import { parseSelector, type Selector } from './selector.js';
 import { kSyncPort } from './sync-port.js';
-import { getProject } from '../model-records/project-records.js';
+import { getProject } from '../model/records/project-records.js';
 
 export interface SyncServerOptions {
   host: string;

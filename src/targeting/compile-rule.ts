@@ -73,7 +73,7 @@ export function sharedRuleCompiles(): number {
 
 /**
  * Sub-rules that stand in many rules as the same object (a project's shared fragments, resolved once per
- * store revision: src/flag-records/fragment-resolve.ts), each compiled once per dialect and its closures shared by
+ * store revision: src/flags/records/fragment-resolve.ts), each compiled once per dialect and its closures shared by
  * every rule compiled with it: a flag's rule then compiles only its own part, however large the fragment.
  * A sub-rule's node depends on its JSON and its dialect alone (its path only names problems, and a
  * stored rule has none), so a shared node is what compiling it again would give, with one exception kept

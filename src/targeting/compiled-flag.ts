@@ -3,7 +3,7 @@
 //
 // What is stored is plain data (a flag state's typed variants; parse.ts checks them); closures cannot
 // cross a thread, so each eval worker compiles a flag state once when it compiles the flag version
-// (compileFlag through src/eval-engine/variants.ts) and keeps it while the version is current (src/eval-engine/engine.ts
+// (compileFlag through src/evaluation/engine/variants.ts) and keeps it while the version is current (src/evaluation/engine/engine.ts
 // drops its caches when the store's sequence moves). compileFlagSet does the same for a whole document.
 import { type FlagMetadata, type FlagValueType, type VariantValue, variantType } from './definition.js';
 import type { DefinitionProblem } from './problems.js';
@@ -29,7 +29,7 @@ export interface ParsedDefinition {
 
 /**
  * Why an evaluation ended as it did: OpenFeature's reasons. flagd-core gives all but SPLIT, which only
- * Flagwire's percentage gives (src/eval-engine/variants.ts).
+ * Flagwire's percentage gives (src/evaluation/engine/variants.ts).
  */
 export type ResolutionReason = 'STATIC' | 'TARGETING_MATCH' | 'SPLIT' | 'DEFAULT' | 'DISABLED' | 'ERROR';
 /** flagd-core's error codes, less PARSE_ERROR: a definition whose rule would fail to load is refused instead. */

@@ -13,7 +13,7 @@
 // or empty targetingKey, or a total weight of 0 or over 2^31 - 1, gives null (the flag's default).
 //
 // The hash is over the value's UTF-8 bytes, as flagd itself (Go) and its other in-process providers hash
-// it, and as Flagwire's percentage bucketing does (src/eval-engine/murmur3.ts). flagd-core (JavaScript) hashes
+// it, and as Flagwire's percentage bucketing does (src/evaluation/engine/murmur3.ts). flagd-core (JavaScript) hashes
 // UTF-16 code units instead (imurmurhash), which gives the same answer for text below U+0080 only; see
 // test/targeting/fractional.test.ts for a key where the two differ.
 import { murmur3x86_32 } from '../bytes/murmur3.js';

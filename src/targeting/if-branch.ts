@@ -1,4 +1,4 @@
-// Which branch of a rule whose top is an `if` decided, for the playground's "why" (src/eval-engine/explain.ts):
+// Which branch of a rule whose top is an `if` decided, for the playground's "why" (src/evaluation/engine/explain.ts):
 // each condition is compiled by the engine's own compiler in the dialect compileIf gives it (compiled in
 // an `if` of three or more operands, interpreted in one of two: `{"if": [condition, then]}`, whose else
 // is null), and run in order with the same truthiness until one holds. The evaluation path never calls

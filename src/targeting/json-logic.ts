@@ -39,7 +39,7 @@ export function isTruthy(value: unknown): boolean {
 /**
  * How many keys `object` has: listed to be counted (V8 has no cheaper way for a large object), so a
  * large one is charged after the fact (work-budget.ts), one of up to kUnchargedLength keys is not. A
- * context's object has at most 10,000 keys (src/eval-engine/context-bounds.ts): one step past the budget is bounded.
+ * context's object has at most 10,000 keys (src/evaluation/engine/context-bounds.ts): one step past the budget is bounded.
  */
 function countKeys(object: object): number {
   const count = Object.keys(object).length;

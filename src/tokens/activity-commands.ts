@@ -2,11 +2,11 @@
 import { newMail } from '../model/mail.js';
 import type { TokenActivity, TokenDenialRecord, TokenRequestRecord } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
-import { getProject } from '../model-records/project-records.js';
-import { getToken, putActivity, getActivity } from '../model-records/token-records.js';
-import { getUser } from '../model-records/org-records.js';
-import { appendMail } from '../model-records/mail-records.js';
-import { listMembers } from '../model-records/member-records.js';
+import { getProject } from '../model/records/project-records.js';
+import { getToken, putActivity, getActivity } from '../model/records/token-records.js';
+import { getUser } from '../model/records/org-records.js';
+import { appendMail } from '../model/records/mail-records.js';
+import { listMembers } from '../model/records/member-records.js';
 
 /** How many requests and denials each token keeps. */
 export const kActivityKept = 50;

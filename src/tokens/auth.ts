@@ -1,12 +1,12 @@
 // Bearer-token authentication of the Management API (spec: Authentication, Management API).
-// Whether an identified token may act is the model's rule (src/model-records/token-access.ts), which the
+// Whether an identified token may act is the model's rule (src/model/records/token-access.ts), which the
 // writer asks again as it applies a write.
 import { FlagwireError } from '../errors.js';
 import { hashSecret, kTokenPrefix } from '../model/ids.js';
-import { unknownToken } from '../model-records/token-access.js';
+import { unknownToken } from '../model/records/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { getTokenByHash } from '../model-records/token-records.js';
+import { getTokenByHash } from '../model/records/token-records.js';
 
 // `<scheme> <token>`: the scheme is matched case-insensitively (RFC 9110 §11.1: `bearer` is `Bearer`),
 // the token exactly, as its hash is looked up.

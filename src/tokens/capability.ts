@@ -1,5 +1,5 @@
 // API tokens and their recorded activity as a capability (src/capability/capability.ts).
-import { kActivityRecords, kTokenRecords } from '../model-records/token-records.js';
+import { kActivityRecords, kTokenRecords } from '../model/records/token-records.js';
 import { defineCapability } from '../capability/capability.js';
 import { TokenDescription } from './representation.js';
 import { kTokenAuditActions } from './audit-actions.js';

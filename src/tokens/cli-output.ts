@@ -1,6 +1,6 @@
-// How the command line prints tokens and their activity, without --json (src/cli-command/output.ts
+// How the command line prints tokens and their activity, without --json (src/cli/command/output.ts
 // says how it prints everything: tables, fields, times).
-import { formatList, formatTime, indent, renderFields, renderNewSecret, renderTable } from '../cli-command/output.js';
+import { formatList, formatTime, indent, renderFields, renderNewSecret, renderTable } from '../cli/command/output.js';
 import { inRotationGrace, tokenStatus } from '../model/permissions.js';
 import type { TokenActivity } from '../model/tokens.js';
 import type { CreatedToken, RotatedToken, TokenView } from './token-commands.js';

@@ -1,11 +1,11 @@
 // Tokens on the command line: create, rotate, revoke, list, and a token's recorded activity.
-import { command, type CliCommand, many, str } from '../cli-command/cli-command.js';
+import { command, type CliCommand, many, str } from '../cli/command/cli-command.js';
 import * as tokenOut from './cli-output.js';
 import { principalOf } from '../actor/audit-actor.js';
-import { requireProject, requireToken } from '../model-records/lookups.js';
+import { requireProject, requireToken } from '../model/records/lookups.js';
 import { kMaxGracePeriodSeconds, tokenView, type TokenView } from './token-commands.js';
 import { kTokenCommands } from './command-table.js';
-import { getActivity, listTokens } from '../model-records/token-records.js';
+import { getActivity, listTokens } from '../model/records/token-records.js';
 
 const kAsTokenUser = 'the person acting (a user id); the audit log names them (actor user:<id>)';
 

@@ -1,6 +1,6 @@
 // The tokens capability's web console routes: the console's tokens page and a token's activity page,
 // listing, creating, rotating, revoking.
-import { requireToken } from '../model-records/lookups.js';
+import { requireToken } from '../model/records/lookups.js';
 import { holdsTokenSlot, inRotationGrace, tokenStatus } from '../model/permissions.js';
 import type { Token } from '../model/tokens.js';
 import { Type } from '../typebox.js';
@@ -9,8 +9,8 @@ import type { ApiCall, ApiRoute } from '../console-route/call.js';
 import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kMaxActiveTokens, tokenView } from './token-commands.js';
 import { kTokenCommands } from './command-table.js';
-import { getActivity, listTokens } from '../model-records/token-records.js';
-import { getUser } from '../model-records/org-records.js';
+import { getActivity, listTokens } from '../model/records/token-records.js';
+import { getUser } from '../model/records/org-records.js';
 
 /** The writer checks each value (a permission, environments of the project, an expiry). */
 const kTokenForm = compileForm(

@@ -3,7 +3,7 @@
 import { FlagwireError } from '../errors.js';
 import type { Org } from '../model/accounts.js';
 import { hashSecret, kTokenIdLength, newTokenSecret, randomId } from '../model/ids.js';
-import { requireOrg, requireProject, requireToken } from '../model-records/lookups.js';
+import { requireOrg, requireProject, requireToken } from '../model/records/lookups.js';
 import { can, canManageToken, describeRole, holdsTokenSlot, inRotationGrace, tokenStatus } from '../model/permissions.js';
 import { isManagementEligible } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
@@ -11,9 +11,9 @@ import type { Token, TokenView } from '../model/tokens.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { cleanList, requireName } from '../model/input-checks.js';
 import { type PersonActor, personActor, type Principal, writeAudit } from '../actor/audit-actor.js';
-import { putToken, listTokens } from '../model-records/token-records.js';
+import { putToken, listTokens } from '../model/records/token-records.js';
 import type { TokenAuditAction } from './audit-actions.js';
-import { getRole } from '../model-records/member-records.js';
+import { getRole } from '../model/records/member-records.js';
 
 export const kMaxActiveTokens = 50;
 const kDayMs = 24 * 3600 * 1000;

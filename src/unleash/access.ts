@@ -11,11 +11,11 @@ import { FlagwireError } from '../errors.js';
 import type { AuthFailures } from '../http/auth-failures.js';
 import { validEnvironmentsText } from '../model/environments.js';
 import type { Project } from '../model/projects.js';
-import { type AccessReader, authorizeToken } from '../model-records/token-access.js';
+import { type AccessReader, authorizeToken } from '../model/records/token-access.js';
 import type { Token } from '../model/tokens.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { identifyToken } from '../tokens/auth.js';
-import { getToken } from '../model-records/token-records.js';
+import { getToken } from '../model/records/token-records.js';
 
 export interface FeaturesGrant {
   readonly token: Token;

@@ -2,9 +2,9 @@
 // instance read (import-reader.ts), planned into the organisation's projects (import-plan.ts) and, with
 // --apply, applied in one writer command (import-commands.ts).
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../cli-command/args.js';
+import { UsageError } from '../cli/command/args.js';
 import { principalOf } from '../actor/audit-actor.js';
-import { bool, command, kAsFlagEditor, many, str, type CliCommand } from '../cli-command/cli-command.js';
+import { bool, command, kAsFlagEditor, many, str, type CliCommand } from '../cli/command/cli-command.js';
 import { FlagwireError } from '../errors.js';
 import { importInput } from './import-commands.js';
 import { kUnleashImportCommands } from './command-table.js';

@@ -17,8 +17,8 @@
 // the default strategy; at 0% there is none; a flag no caller can get is `enabled: false`.
 //
 // A flag whose state is in Unleash's model (issue 60, src/model/unleash-model.ts) is served as stored
-// (modelFeature): the SDK evaluates what Flagwire's server evaluates (src/unleash-rules/feature.ts).
-import { effectiveState } from '../flag-records/flag-state.js';
+// (modelFeature): the SDK evaluates what Flagwire's server evaluates (src/unleash/rules/feature.ts).
+import { effectiveState } from '../flags/records/flag-state.js';
 import type { Flag } from '../model/flags.js';
 import type { Audience } from '../model/projects.js';
 import { isAttribute, kCohortProperty, kUnleashFields } from './context.js';

@@ -17,12 +17,12 @@
 // as unleash-proxy-client writes it) or as a JSON body (`{"context": {...}}`, or the context itself, as
 // Unleash Edge reads it); a name that is none of Unleash's fields is a property, as Unleash's own
 // front-end API reads `?plan=pro`. Property values that are numbers or booleans match by their JSON text.
-// A body's context is held to the bound every evaluation route applies (src/eval-engine/context-bounds.ts);
+// A body's context is held to the bound every evaluation route applies (src/evaluation/engine/context-bounds.ts);
 // a query is held to uWS's 4 KiB of request head, inside it.
-import { kContextTooLarge, withinContextBounds } from '../eval-engine/context-bounds.js';
-import type { EvalContext } from '../eval-engine/evaluate.js';
-import type { RuleContext } from '../eval-engine/variants.js';
-import type { UnleashFields } from '../unleash-rules/constraints.js';
+import { kContextTooLarge, withinContextBounds } from '../evaluation/engine/context-bounds.js';
+import type { EvalContext } from '../evaluation/engine/evaluate.js';
+import type { RuleContext } from '../evaluation/engine/variants.js';
+import type { UnleashFields } from './rules/constraints.js';
 import { decodeFormComponent, FormPairs } from '../http/form-urlencoded.js';
 import { jsonBoundsProblem } from '../http/json-bounds.js';
 
@@ -146,7 +146,7 @@ export class UnleashContext implements EvalContext, RuleContext, UnleashFields {
     const data: Record<string, string> = {};
     const put = (name: string, value: string | null | undefined) => {
       if (value === null || value === undefined || Object.hasOwn(data, name)) return;
-      // "__proto__" is data, as JSON.parse makes it (src/eval-engine/query.ts).
+      // "__proto__" is data, as JSON.parse makes it (src/evaluation/engine/query.ts).
       if (name === '__proto__') Object.defineProperty(data, name, { value, enumerable: true, writable: true });
       else data[name] = value;
     };

@@ -2,15 +2,15 @@
 // GET /api/client/features (service-routes.ts) and its stream (streaming.ts), with the tag that decides the
 // answer (the project's configuration tag, the plan's audience switch, the environment, the prefix):
 // the same tag, the same answer.
-import { projectConfigTag } from '../eval-engine/config-tag.js';
-import { listFlags } from '../flag-records/flag-store.js';
-import { projectFragments } from '../flag-records/fragment-records.js';
+import { projectConfigTag } from '../evaluation/engine/config-tag.js';
+import { listFlags } from '../flags/records/flag-store.js';
+import { projectFragments } from '../flags/records/fragment-records.js';
 import { hasAudiences } from '../model/plans.js';
 import type { Project } from '../model/projects.js';
 import type { StoreReader } from '../store/interfaces.js';
 import type { ClientFeaturesInput } from './client-features.js';
-import { getOrg } from '../model-records/org-records.js';
-import { listAudiences } from '../model-records/project-records.js';
+import { getOrg } from '../model/records/org-records.js';
+import { listAudiences } from '../model/records/project-records.js';
 
 export type FeaturesStore = Pick<StoreReader, 'listKeyedBy' | 'getKeyed'>;
 

@@ -16,13 +16,13 @@
 //
 // Bodies are built once per flag version and answer, never per request (kept with the compiled entry,
 // dropped with it when the store moves).
-import type { EvalState, FlagEntry } from '../eval-engine/engine.js';
-import { blockedByPlan, decideState, decisionValue, type EvalContext } from '../eval-engine/evaluate.js';
-import { type CompiledVariants, kPlanRefused, resolveVariant, type RuleContext, settledAnswer } from '../eval-engine/variants.js';
+import type { EvalState, FlagEntry } from '../evaluation/engine/engine.js';
+import { blockedByPlan, decideState, decisionValue, type EvalContext } from '../evaluation/engine/evaluate.js';
+import { type CompiledVariants, kPlanRefused, resolveVariant, type RuleContext, settledAnswer } from '../evaluation/engine/variants.js';
 import type { VariantValue } from '../targeting/definition.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import type { UnleashPayload, UnleashToggle, UnleashVariant } from './schemas.js';
-import { unleashToggleVariant } from '../unleash-rules/state.js';
+import { unleashToggleVariant } from './rules/state.js';
 
 /** Unleash's variant for "none": what its SDKs answer for a toggle without variants, or one turned off. */
 export const kDisabledVariant: Readonly<UnleashVariant> = Object.freeze({ name: 'disabled', enabled: false });
@@ -35,7 +35,7 @@ export function payloadOf(value: VariantValue): UnleashPayload {
 
 /** The toggle for a gate's answer (`enabled`) and, for a typed flag, the variant's answer. */
 export function toggleOf(name: string, enabled: boolean, answer: Resolution | null): UnleashToggle {
-  // A state in Unleash's model: its variant and impressionData as Unleash says them (src/unleash-rules/state.ts).
+  // A state in Unleash's model: its variant and impressionData as Unleash says them (src/unleash/rules/state.ts).
   const unleash = answer === null ? undefined : unleashToggleVariant(answer);
   if (unleash !== undefined) return { name, enabled, variant: { ...unleash.variant }, impressionData: unleash.impressionData };
   const variant =
@@ -63,7 +63,7 @@ export interface ToggleDecision {
 const decided: ToggleDecision = { enabled: false, answer: null };
 
 /**
- * The Evaluation API's answer for `state` and `ctx` (src/eval-engine/engine.ts answerBody): the gate, then the
+ * The Evaluation API's answer for `state` and `ctx` (src/evaluation/engine/engine.ts answerBody): the gate, then the
  * variant; a state whose audience the plan does not allow is off. `nowMs` gives `$flagd.timestamp`. The
  * object returned is rewritten by the next call: read it first.
  */

@@ -9,7 +9,7 @@
 // poll whose answer is unchanged is a 304 (the flags are evaluated either way, since a roll or a rule that
 // reads the clock may change the answer while nothing stored does).
 import { identifyClientKey } from '../client-keys/access.js';
-import { evalErrorBody } from '../eval-engine/bodies.js';
+import { evalErrorBody } from '../evaluation/engine/bodies.js';
 import {
   type EvalEngine,
   type FlagEntry,
@@ -19,9 +19,9 @@ import {
   projectEnv,
   stateInEnv,
   stateInProjectEnv,
-} from '../eval-engine/engine.js';
-import type { ResultWriter, Route } from '../eval-engine/protocol.js';
-import type { RouteEvaluator } from '../eval-engine/routes.js';
+} from '../evaluation/engine/engine.js';
+import type { ResultWriter, Route } from '../evaluation/engine/protocol.js';
+import type { RouteEvaluator } from '../evaluation/engine/routes.js';
 import { FlagwireError } from '../errors.js';
 import { etag } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
@@ -29,7 +29,7 @@ import type { ClientKey } from '../client-keys/client-key.js';
 import { UnleashContext } from './context.js';
 import { contextFreeToggle, decideToggle, type ToggleDecision, toggleBody } from './frontend-answer.js';
 import { type FrontendKind, kFrontendKinds } from './frontend-kinds.js';
-import { type DecidedEntries, ListPlans, listPlan, writeList } from '../eval-engine/list-plan.js';
+import { type DecidedEntries, ListPlans, listPlan, writeList } from '../evaluation/engine/list-plan.js';
 
 const kOpen = Buffer.from('{"toggles":[');
 const kClose = Buffer.from(']}');

@@ -1,12 +1,12 @@
 // Unleash's front-end API (issue 60, item 1; docs/api.md: Unleash's front-end API), an evaluation route set
-// (src/eval-engine/routes.ts): the stock unleash-proxy-client, and so its React, Vue and mobile wrappers,
+// (src/evaluation/engine/routes.ts): the stock unleash-proxy-client, and so its React, Vue and mobile wrappers,
 // connects unchanged. Each route is served at /api/frontend and at its legacy /api/proxy path, as Unleash
 // Edge serves both. Main thread: read the POST body (the evaluation body cap, within the process's
 // credential-free body budget and the client key's evaluation bytes per second:
-// src/eval-engine/queued-body.ts) and put the request into the evaluation batch; the eval workers check
+// src/evaluation/engine/queued-body.ts) and put the request into the evaluation batch; the eval workers check
 // the client key in the batch's snapshot and evaluate (frontend-evaluator.ts).
 //
-// Its requests in the batch (src/eval-engine/protocol.ts):
+// Its requests in the batch (src/evaluation/engine/protocol.ts):
 //
 //   route            id          query                            extra
 //   every one        flag name   the query (GET) or body (POST)   'q' (a query) or 'b' (a body), then the
@@ -25,10 +25,10 @@ import {
   kOverloadedBody,
   kRevisionNotReachedBody,
   tooManyRequestsBody,
-} from '../eval-engine/bodies.js';
-import type { Route } from '../eval-engine/protocol.js';
-import { kEvalBodyTooFast, kEvalBodyTooLarge, type QueueRefusals, queueWithBody } from '../eval-engine/queued-body.js';
-import type { EvalQueue, EvalRoutes } from '../eval-engine/routes.js';
+} from '../evaluation/engine/bodies.js';
+import type { Route } from '../evaluation/engine/protocol.js';
+import { kEvalBodyTooFast, kEvalBodyTooLarge, type QueueRefusals, queueWithBody } from '../evaluation/engine/queued-body.js';
+import type { EvalQueue, EvalRoutes } from '../evaluation/engine/routes.js';
 import { type BodyBudget, bodyRefusal } from '../http/body.js';
 import { kAuthorizationKey, kContentLengthKey, kIfNoneMatchKey } from '../http/header-keys.js';
 import { type PendingResponse, trackAbort } from '../http/http.js';

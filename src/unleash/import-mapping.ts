@@ -25,7 +25,7 @@ import {
   type UnleashPayload,
   type UnleashStrategyVariant,
 } from '../model/unleash-model.js';
-import { unleashStateProblems } from '../unleash-rules/model-problems.js';
+import { unleashStateProblems } from './rules/model-problems.js';
 
 /** Why a part of a flag is not carried. */
 export interface Refusal {

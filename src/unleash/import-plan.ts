@@ -16,8 +16,8 @@ import type { StoreReader } from '../store/interfaces.js';
 import { listedProblems } from '../targeting/problems.js';
 import { mapEnvironment, type Refusal } from './import-mapping.js';
 import type { SourceFeature, SourceProject, SourceSegment, UnleashSource } from './import-source.js';
-import { listOrgProjects } from '../model-records/project-records.js';
-import { getOrg } from '../model-records/org-records.js';
+import { listOrgProjects } from '../model/records/project-records.js';
+import { getOrg } from '../model/records/org-records.js';
 import { type FlagType, kFlagTypes } from '../model/flags.js';
 
 /** One Unleash project as a Flagwire project. */

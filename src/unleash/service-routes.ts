@@ -11,14 +11,14 @@
 // POST /api/client/register and /api/client/metrics: what the SDKs report, answered 202 as Unleash and
 // Unleash Edge answer them (the SDK warns on anything else). A registration is checked and not kept; a
 // report's counts join the flag usage the eval workers count, written with theirs at the next flush
-// (src/eval-engine/usage.ts): 202 is "accepted", not "on disk", and no request pays a write.
+// (src/evaluation/engine/usage.ts): 202 is "accepted", not "on disk", and no request pays a write.
 //
 // GET /api/client/streaming: the same features as Server-Sent Events (streaming.ts), for the SDKs'
 // streaming mode, on Flagwire's change feed (src/stream), after the same token check; the stream ends
 // once the token no longer holds.
 import type { HttpRequest } from 'uWebSockets.js';
 import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
-import { listFlags } from '../flag-records/flag-store.js';
+import { listFlags } from '../flags/records/flag-store.js';
 import { matchesIfNoneMatch } from '../http/entity-tags.js';
 import { type PendingResponse, send } from '../http/http.js';
 import { revisionHeaders } from '../http/revisions.js';

@@ -23,7 +23,7 @@ import type { FeedStore, FollowedGroup, StreamFollower } from '../stream/change-
 import { saidFeatures, type UnleashFeature } from './client-features.js';
 import type { UnleashSegment } from '../model/unleash-model.js';
 import { readFeaturesSource } from './features-source.js';
-import { getProject } from '../model-records/project-records.js';
+import { getProject } from '../model/records/project-records.js';
 
 /** What a group's connections were last sent: the features' tag, each feature's JSON by name, each segment's by id. */
 interface Sent {

@@ -3,7 +3,7 @@
 //   POST /v1/usage/{project_id}[?env=]  Flagwire's OpenFeature provider (src/provider/usage-reporter.ts),
 //        with the read token it fetches its snapshot with: a Management API route outside /api/v1 as the
 //        snapshot route is (src/snapshots/routes.ts), run by the Management API's pipeline.
-//   POST /v1/relay/usage                a relay (src/eval-engine/usage.ts on the relay), with its relay key,
+//   POST /v1/relay/usage                a relay (src/evaluation/engine/usage.ts on the relay), with its relay key,
 //        as GET /v1/relay; what the relay's own eval workers and Unleash reports counted.
 // A report is answered once it is written (on PostgreSQL, committed): a sender keeps a batch and sends it
 // again, to any node, until it has this answer, and a batch counted before is answered `counted: false`.
@@ -12,17 +12,17 @@
 // without being counted again.
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
-import type { UsageCount } from '../flag-records/usage-commands.js';
+import type { UsageCount } from '../flags/records/usage-commands.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
 import { saturatingSum } from '../model/flags.js';
 import { checkedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
-import { notFoundDetail } from '../model-records/lookups.js';
+import { notFoundDetail } from '../model/records/lookups.js';
 import { apiErrors, json, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { kBatchIdKeepMs, type UsageReportInput, type UsageSender } from './usage-report-commands.js';
 import { kUsageReportCommands } from './command-table.js';
 import { UsageReport, UsageReportAnswer } from './report.js';
-import type { UsageSink } from '../eval-engine/usage.js';
+import type { UsageSink } from '../evaluation/engine/usage.js';
 import type { StoreRevision } from '../store/interfaces.js';
 import type { WriterClient } from '../writer/client.js';
 

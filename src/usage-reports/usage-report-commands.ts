@@ -1,11 +1,11 @@
 // The writer command that counts a usage report once per batch id (records.ts): the counts are added as
-// the eval workers' are (src/flag-records/usage-commands.ts addCounts), and the id kept, in one transaction.
+// the eval workers' are (src/flags/records/usage-commands.ts addCounts), and the id kept, in one transaction.
 // The sender is authorised again as the report is applied: a provider's token (read permission is enough)
 // or a relay's key, as the transaction reads them.
 import { FlagwireError } from '../errors.js';
-import { addCounts, type UsageCount } from '../flag-records/usage-commands.js';
-import { authorizeToken, unknownToken } from '../model-records/token-access.js';
-import { getToken } from '../model-records/token-records.js';
+import { addCounts, type UsageCount } from '../flags/records/usage-commands.js';
+import { authorizeToken, unknownToken } from '../model/records/token-access.js';
+import { getToken } from '../model/records/token-records.js';
 import { kRelayKeyRecords } from '../relay/records.js';
 import type { StoreWriter } from '../store/interfaces.js';
 import { kCountedBatchRecords } from './records.js';

@@ -11,16 +11,16 @@ import type { User } from '../model/accounts.js';
 import type { JoinInvitationView } from './api/answers.js';
 import { hashSecret, randomId } from '../model/ids.js';
 import { type Invitation, isInvitationLive } from '../model/invitations.js';
-import { notFoundDetail } from '../model-records/lookups.js';
+import { notFoundDetail } from '../model/records/lookups.js';
 import { hashPassword, kMaxPasswordLength, passwordProblem, verifyPassword } from '../model/passwords.js';
 import type { Session } from '../model/sessions.js';
 import type { SnapshotReader } from '../store/interfaces.js';
 import { type Static, Type } from '../typebox.js';
 import type { WriterClient } from '../writer/client.js';
 import type { SignInLimits } from '../http/sign-in-limits.js';
-import { getOrg, getUser, findUserByEmail } from '../model-records/org-records.js';
-import { getInvitation } from '../model-records/invitation-records.js';
-import { getCredential, getSession } from '../model-records/session-records.js';
+import { getOrg, getUser, findUserByEmail } from '../model/records/org-records.js';
+import { getInvitation } from '../model/records/invitation-records.js';
+import { getCredential, getSession } from '../model/records/session-records.js';
 
 export interface SignedIn {
   /** The new session's id: only ever in the Set-Cookie of this answer. */

@@ -1,9 +1,9 @@
 // The command line's webhook commands (docs/cli.md): make, list, delete, read the delivery log, redeliver.
 import { principalOf } from '../actor/audit-actor.js';
-import { splitList } from '../cli-command/args.js';
-import { command, kAsFlagEditor, str, type CliCommand } from '../cli-command/cli-command.js';
-import * as out from '../cli-command/output.js';
-import { requireProject, webhookNotFound } from '../model-records/lookups.js';
+import { splitList } from '../cli/command/args.js';
+import { command, kAsFlagEditor, str, type CliCommand } from '../cli/command/cli-command.js';
+import * as out from '../cli/command/output.js';
+import { requireProject, webhookNotFound } from '../model/records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { kWebhookCommands } from './command-table.js';
 import { type DeliveryBody, deliveryView, type WebhookBody, type WebhookCreated, webhookView } from './schemas.js';

@@ -2,7 +2,7 @@
 // one (its URL checked where it resolves, as the Management API does), deleting one, sending a delivery
 // again. Every change is the webhooks capability's writer command, as the signed-in user.
 import type { FlagwireError } from '../errors.js';
-import { deliveryNotFound, webhookNotFound } from '../model-records/lookups.js';
+import { deliveryNotFound, webhookNotFound } from '../model/records/lookups.js';
 import { kWebhookCommands } from './command-table.js';
 import { deliveryView, webhookView } from './schemas.js';
 import { refuseUnreachableUrl } from './url-safety.js';

@@ -4,9 +4,9 @@ import type { ApiRequest } from '../routes/handler.js';
 import { tokenPrincipal } from '../routes/route-helpers.js';
 import type { ManagementRouteSpec } from '../capability/capability.js';
 import { requireEveryEnvironment } from '../model/environments.js';
-import { webhookNotFound } from '../model-records/lookups.js';
+import { webhookNotFound } from '../model/records/lookups.js';
 import { parseJsonObject } from '../model/request-body.js';
-import type { AuthContext } from '../model-records/token-access.js';
+import type { AuthContext } from '../model/records/token-access.js';
 import { apiErrors, json, pathParam } from '../routes/openapi-parts.js';
 import { kWebhookCommands } from './command-table.js';
 import {

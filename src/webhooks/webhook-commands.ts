@@ -9,7 +9,7 @@ import { type Actor, actorInProject, type Principal, writeAudit } from '../actor
 import type { AuditEntry } from '../model/audit.js';
 import { requireEveryEnvironment } from '../model/environments.js';
 import { randomId } from '../model/ids.js';
-import { deliveryNotFound, webhookNotFound } from '../model-records/lookups.js';
+import { deliveryNotFound, webhookNotFound } from '../model/records/lookups.js';
 import type { Project } from '../model/projects.js';
 import { parseJsonObject, type ReceivedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
@@ -41,8 +41,8 @@ import {
   putPayload,
   putWebhook,
 } from './records.js';
-import { getFlag, getUsage } from '../flag-records/flag-store.js';
-import { getProject } from '../model-records/project-records.js';
+import { getFlag, getUsage } from '../flags/records/flag-store.js';
+import { getProject } from '../model/records/project-records.js';
 
 const kCreateValidator = compileValidator(WebhookCreate, { quoteKeys: false });
 /** Webhooks a project may have: each change is queued once per webhook, in the change's transaction. */

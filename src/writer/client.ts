@@ -376,7 +376,7 @@ export class WriterClient {
   }
 
   private spawn(start: WriterStart): Worker {
-    const worker = new Worker(new URL('../writer-thread/actor.js', import.meta.url), { workerData: start });
+    const worker = new Worker(new URL('./thread/actor.js', import.meta.url), { workerData: start });
     worker.on('message', (message: WriterReply[] | WriterNotice) => this.receive(message));
     worker.on('error', (err) => this.log.error({ err }, 'writer thread failed'));
     worker.on('exit', (code) => {

@@ -8,8 +8,8 @@ import { advanceClock, flushActivity } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
 import { startWorldServer } from '../helpers/world-server.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
-import { getActivity } from '../../src/model-records/token-records.js';
-import { listMail } from '../../src/model-records/mail-records.js';
+import { getActivity } from '../../src/model/records/token-records.js';
+import { listMail } from '../../src/model/records/mail-records.js';
 
 const setup = (t: { teardown(fn: () => Promise<unknown>): void }, env: Record<string, string> = {}) =>
   startWorldServer(t, { FLAGWIRE_TEST_HOOKS: '1', ...env });

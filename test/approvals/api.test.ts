@@ -16,7 +16,7 @@ import { cli } from '../helpers/cli.js';
 import { call, type Reply } from '../helpers/http.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { startWorldServer } from '../helpers/world-server.js';
-import { getUser } from '../../src/model-records/org-records.js';
+import { getUser } from '../../src/model/records/org-records.js';
 
 const { server, world } = await startWorldServer(t, { FLAGWIRE_WEBHOOK_ALLOW: '127.0.0.1' });
 const { ids, secrets, tokenIds } = world;

@@ -2,12 +2,12 @@
 // the capabilities declare and the writer's own, tried by each principal that may not bypass the policy
 // in the world of bypass-world.ts. A command added without a probe here fails the test: whoever adds it
 // says how it could touch a guarded environment (docs/architecture.md, "Adding a capability").
-import type { CommandInput, CommandName } from '../../src/writer-thread/commands.js';
+import type { CommandInput, CommandName } from '../../src/writer/thread/commands.js';
 import { kOperator, principalOf, type Principal } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { getRollout } from '../../src/release-plans/records.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
+import { getProject } from '../../src/model/records/project-records.js';
 import {
   world,
   ids,

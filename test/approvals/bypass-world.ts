@@ -4,20 +4,20 @@
 // requests), and what those rely on of each kind of record (kDependencies: a kind added without an entry
 // fails the test, docs/architecture.md, "Adding a capability"); the principals that may not bypass the
 // policy, what evaluation reads in the guarded environments, and a command tried there.
-import type { CommandInput, CommandName, Outcome } from '../../src/writer-thread/commands.js';
+import type { CommandInput, CommandName, Outcome } from '../../src/writer/thread/commands.js';
 import { FlagwireError } from '../../src/errors.js';
 import { kOperator, principalOf, type Principal } from '../../src/actor/audit-actor.js';
-import { effectiveState } from '../../src/flag-records/flag-state.js';
+import { effectiveState } from '../../src/flags/records/flag-state.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { fragmentRule, kFragmentRecords } from '../../src/flag-records/fragment-records.js';
+import { fragmentRule, kFragmentRecords } from '../../src/flags/records/fragment-records.js';
 import type { ScheduledChange } from '../../src/release-plans/schedules.js';
 import { ruleRefs } from '../../src/targeting/refs.js';
 import { buildWorld, type World } from '../helpers/world.js';
 import { experimentPlan } from '../helpers/experiment-plan.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { listSchedules } from '../../src/release-plans/records.js';
-import { listFlags } from '../../src/flag-records/flag-store.js';
-import { getProject, listAudiences, getAudience } from '../../src/model-records/project-records.js';
+import { listFlags } from '../../src/flags/records/flag-store.js';
+import { getProject, listAudiences, getAudience } from '../../src/model/records/project-records.js';
 
 const dir = scratchDir('flagwire-approvals-bypass-');
 export const world = buildWorld(dir);

@@ -7,8 +7,8 @@
 // (docs/architecture.md, "Adding a capability").
 import t from 'tap';
 import { kCapabilityCommands, kStoreLayout } from '../../src/capabilities.js';
-import { kWriterCommands } from '../../src/writer-thread/demo-seed.js';
-import type { CommandName, Outcome } from '../../src/writer-thread/commands.js';
+import { kWriterCommands } from '../../src/writer/thread/demo-seed.js';
+import type { CommandName, Outcome } from '../../src/writer/thread/commands.js';
 import { kOperator, principalOf, type Principal } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { kChangeRequestRecords, type ChangeRequest } from '../../src/approvals/records.js';

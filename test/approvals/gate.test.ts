@@ -11,7 +11,7 @@ import { requireRequest } from '../../src/approvals/requests.js';
 import type { GroupFlag } from '../../src/model/flags.js';
 import { guardedWorld, held } from '../helpers/guarded-world.js';
 import { listRollouts, listSchedules } from '../../src/release-plans/records.js';
-import { findFlagByName, getFlag } from '../../src/flag-records/flag-store.js';
+import { findFlagByName, getFlag } from '../../src/flags/records/flag-store.js';
 
 const { world, ids, t0, editor, admin, owner, bypass } = guardedWorld('flagwire-approvals-gate-', 2);
 

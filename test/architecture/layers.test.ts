@@ -2,8 +2,8 @@
 // them, and only the parts that assemble the list of capabilities stand on the capabilities. A module
 // below the list (one that is no capability's, in a place that does not import src/capabilities.ts or
 // src/all-routes.ts, directly or through a place that does) imports no capability's module, a type
-// included: what a mechanism needs of a capability's rules lives below it, as src/unleash-rules holds
-// Unleash's model for the evaluation engine and src/flag-records the flags' records and their reads. In a
+// included: what a mechanism needs of a capability's rules lives below it, as src/unleash/rules holds
+// Unleash's model for the evaluation engine and src/flags/records the flags' records and their reads. In a
 // place above the list, a module that reaches no assembler (the server's listen) is a mechanism and names
 // no capability either, but in the places that assemble module by module (kAssembledByModule). The
 // capabilities' folders are read from the declarations src/capabilities.ts lists, the imports from the
@@ -38,9 +38,17 @@ function importsOf(module: string): string[] {
   return importedFiles.flatMap(({ fileName }) => resolved(module, fileName) ?? []);
 }
 
-/** A module's place: its folder under src/, or the module itself at src/'s top. */
+/**
+ * The sub-folders that are places of their own: the lower or upper part of a concept, kept under its
+ * folder (flags/records below the flags capability, evaluation/engine below evaluation, writer/thread
+ * above the writer's client). Every other sub-folder is part of its folder's place.
+ */
+const kOwnPlaces = new Set(['records', 'rules', 'engine', 'thread', 'command']);
+
+/** A module's place: its folder under src/ (or its own sub-folder), or the module itself at src/'s top. */
 function placeOf(module: string): string {
-  return module.split('/')[0]!;
+  const [top, sub, rest] = module.split('/');
+  return rest !== undefined && kOwnPlaces.has(sub!) ? `${top}/${sub}` : top!;
 }
 
 /** The folders of the capabilities src/capabilities.ts lists in kCapabilities, in its order. */
@@ -102,7 +110,7 @@ const kAbove = placesAbove();
  */
 const kAssembledByModule = new Map([
   ['web-console', "the console's answers, views and sign-in name the capabilities' shapes and commands"],
-  ['writer-thread', "the demo's seed names the commands it runs"],
+  ['writer/thread', "the demo's seed names the commands it runs"],
 ]);
 
 /**
@@ -156,19 +164,19 @@ t.test("the capabilities' folders are read from src/capabilities.ts's list", asy
 });
 
 t.test('the places above the list are those that assemble it', async (t) => {
-  for (const place of ['server', 'cli', 'writer-thread', 'web-console', 'api', 'openapi'])
+  for (const place of ['server', 'cli', 'writer/thread', 'web-console', 'api', 'openapi'])
     t.ok(kAbove.has(place), `${place} stands above the capabilities`);
   for (const place of [
     'store',
     'model',
-    'model-records',
+    'model/records',
     'routes',
     'writer',
-    'eval-engine',
+    'evaluation/engine',
     'http',
     'targeting',
-    'unleash-rules',
-    'flag-records',
+    'unleash/rules',
+    'flags/records',
     'ofrep',
   ])
     t.notOk(kAbove.has(place), `${place} stands below them`);

@@ -49,7 +49,7 @@ t.test("the writer thread loads the capabilities' records and commands, and none
   const run = loadedBy([fileURLToPath(new URL('../helpers/writer-only.js', import.meta.url))]);
   t.equal(run.code, 0, run.stderr);
   t.match(JSON.parse(run.stdout), { name: 'Writer only' }, 'the writer committed a command');
-  for (const path of ['writer-thread/actor.js', 'capabilities.js', 'flags/command-table.js', 'approvals/gate.js'])
+  for (const path of ['writer/thread/actor.js', 'capabilities.js', 'flags/command-table.js', 'approvals/gate.js'])
     t.ok(run.ours.includes(path), `it loaded ${path}`);
   t.ok(kOnUse.length > 40, `the capabilities declare ${kOnUse.length} modules loaded on use`);
   t.ok(kOnUse.includes('flags/routes.js') && kOnUse.includes('flags/cli.js'), "the flags' routes and commands among them");
@@ -147,7 +147,7 @@ t.test(
     // A node started on a fresh data dir checks no data file and repairs no start, and has sent no webhook.
     t.notOk(lines.has('loaded node:child_process'), 'no thread loaded node:child_process: the store check and repair load it (src/store)');
     t.notOk(lines.has('loaded node:dns/promises'), "no thread loaded node:dns/promises: a delivery's first look-up loads it");
-    t.notOk(loaded.includes('writer-thread/actor.js'), 'not from its modules');
+    t.notOk(loaded.includes('writer/thread/actor.js'), 'not from its modules');
     // An evaluation worker's evaluators are in its bundle's script (scripts/build-cli.mjs), which no module
     // hook sees: the node was ready, so each worker had answered with them, and none came from its module.
     for (const entry of ['ofrep-evaluator.js', 'evaluation-api-evaluator.js', 'frontend-evaluator.js'])

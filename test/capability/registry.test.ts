@@ -21,7 +21,7 @@ import { kAllRoutes, kRouteLabels, routeNumber, routeNumbers, routeTable } from 
 import { kStreamRoutes } from '../../src/stream/routes.js';
 import { openApiPath, routeLabel } from '../../src/routes/route-table.js';
 import { kApiRoutes } from '../../src/web-console/api.js';
-import { isCommandName } from '../../src/writer-thread/commands.js';
+import { isCommandName } from '../../src/writer/thread/commands.js';
 import { kWidgets, WidgetBody } from '../helpers/widgets.js';
 import { loadPart } from '../../src/capability/capability.js';
 

@@ -6,8 +6,8 @@ import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { cli, expectAllRefused, expectRefused, inStore, ok } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { putActivity } from '../../src/model-records/token-records.js';
-import { appendMail } from '../../src/model-records/mail-records.js';
+import { putActivity } from '../../src/model/records/token-records.js';
+import { appendMail } from '../../src/model/records/mail-records.js';
 
 const kDayMs = 24 * 3600 * 1000;
 const dir = tempDir(t);

@@ -3,7 +3,7 @@
 // lone surrogate handed to a writer command is refused by the same rule as an API body, and text of any
 // script round-trips exactly, a repeated edit writing nothing.
 import t from 'tap';
-import { undecodableArguments } from '../../src/cli-command/args.js';
+import { undecodableArguments } from '../../src/cli/command/args.js';
 import { FlagwireError } from '../../src/errors.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { cli, expectAllRefused, inStore, ok, type CliArg } from '../helpers/cli.js';

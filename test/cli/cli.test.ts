@@ -9,8 +9,8 @@ import { cli, expectRefused, inStore, ok, parseOneObject } from '../helpers/cli.
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
-import { putActivity } from '../../src/model-records/token-records.js';
-import { appendMail } from '../../src/model-records/mail-records.js';
+import { putActivity } from '../../src/model/records/token-records.js';
+import { appendMail } from '../../src/model/records/mail-records.js';
 
 t.test('--json success: exactly one JSON object on one line, exit 0, nothing on stderr', async (t) => {
   const dir = tempDir(t);

@@ -91,14 +91,14 @@ t.test('every src/ or test/ path the pages name, in backticks or not, and every 
     for (const m of prose(markdown).matchAll(/(?<![\w./-])(?:src|test)\/[\w./-]*\w/g))
       t.ok(existsSync(join(kRepo, m[0])), `${page}: ${m[0]} exists`);
     // A layout drawn as a tree (design.md's): `src/` on a line of its own, then its entries indented,
-    // each line starting with one or more names (`flags/ tokens/ ...`, `config.ts`).
+    // each line starting with one or more names (`flags/ tokens/ ...`, `writer/thread/`, `config.ts`).
     for (const block of markdown.matchAll(/^```[^\n]*\n([\s\S]*?)^```$/gm)) {
       const lines = block[1]!.split('\n');
       const at = lines.indexOf('src/');
       if (at === -1) continue;
       trees++;
       for (const line of lines.slice(at + 1)) {
-        const entries = /^ {2}((?:[\w.-]+\/? )*[\w.-]+\/?)(?: {2,}|$)/.exec(line);
+        const entries = /^ {2}((?:[\w.-]+(?:\/[\w.-]+)*\/? )*[\w.-]+(?:\/[\w.-]+)*\/?)(?: {2,}|$)/.exec(line);
         if (!line.startsWith(' ')) break; // the tree of src/ ends at the next top-level entry
         if (!line.startsWith('   ')) t.ok(entries !== null, `${page}: the tree's line "${line}" starts with its entries`);
         if (entries === null) continue;

@@ -5,8 +5,8 @@
 // is written; stopped, every one of those passes.
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
-import { effectiveState } from '../../src/flag-records/flag-state.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
+import { effectiveState } from '../../src/flags/records/flag-state.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { experimentPlan } from '../helpers/experiment-plan.js';
 import { refusedCommand } from '../helpers/refused.js';

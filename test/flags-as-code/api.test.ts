@@ -9,7 +9,7 @@ import { FlagFile } from '../../src/flags-as-code/flag-file.js';
 import { PlanResult } from '../../src/flags-as-code/schemas.js';
 import { call, type Reply } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
-import { listAudiences } from '../../src/model-records/project-records.js';
+import { listAudiences } from '../../src/model/records/project-records.js';
 
 const { server, world } = await startWorldServer(t);
 

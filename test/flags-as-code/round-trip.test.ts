@@ -14,8 +14,8 @@ import { jsonBody } from '../../src/model/request-body.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { buildWorld } from '../helpers/world.js';
 import { exportedFile } from '../helpers/flag-file-export.js';
-import { listFlags } from '../../src/flag-records/flag-store.js';
-import { getProject, listAudiences } from '../../src/model-records/project-records.js';
+import { listFlags } from '../../src/flags/records/flag-store.js';
+import { getProject, listAudiences } from '../../src/model/records/project-records.js';
 
 const kRuns = Number(process.env.FLAGWIRE_ROUND_TRIP_RUNS ?? 40);
 const kSeed = Number(process.env.FLAGWIRE_ROUND_TRIP_SEED ?? Date.now() % 2 ** 31);

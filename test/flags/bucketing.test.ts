@@ -3,7 +3,7 @@
 // (made without choosing, or with "modulo") as design §2 always did, and its answers' bodies keep every
 // byte they had; a write that would change a flag's bucketing is refused and changes nothing.
 import t, { type Test } from 'tap';
-import { bucket, fractionalBucket } from '../../src/eval-engine/bucket.js';
+import { bucket, fractionalBucket } from '../../src/evaluation/engine/bucket.js';
 import { call, keptAliveCall } from '../helpers/http.js';
 import { kEnvironmentEntryKeys, kFlatFlagKeys } from '../helpers/flag-keys.js';
 import { refusedRequest } from '../helpers/refused.js';

@@ -3,7 +3,7 @@
 // what the precondition means where the change is held as a change request (docs/approvals.md).
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
 import { flagEtag } from '../../src/flags/flag-version.js';
 import { entityTagList, matchesIfMatch } from '../../src/http/entity-tags.js';
 import type { Flag } from '../../src/model/flags.js';

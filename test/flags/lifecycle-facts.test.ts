@@ -4,8 +4,8 @@
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { flagLifecycle, projectFacts } from '../../src/flags/lifecycle-facts.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
+import { getProject } from '../../src/model/records/project-records.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import type { Flag } from '../../src/model/flags.js';
 import { tempDataDir } from '../helpers/server.js';

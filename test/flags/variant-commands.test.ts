@@ -11,8 +11,8 @@ import type { FlagCreate, FlagPatch } from '../../src/model/schemas.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kEnvironmentEntryKeys, kFlatFlagKeys } from '../helpers/flag-keys.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
+import { getProject } from '../../src/model/records/project-records.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());

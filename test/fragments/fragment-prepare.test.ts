@@ -14,7 +14,7 @@ import {
   prepareFragmentPut,
   putPrepared,
 } from '../../src/fragments/fragment-prepare.js';
-import { type Fragment, fragmentRule, projectFragments } from '../../src/flag-records/fragment-records.js';
+import { type Fragment, fragmentRule, projectFragments } from '../../src/flags/records/fragment-records.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { SideThread } from '../../src/side-work/side-thread.js';
 import type { WriterClient } from '../../src/writer/client.js';

@@ -6,16 +6,16 @@
 // winning a clash, and a clash that would break another flag refusing the whole file.
 import t from 'tap';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
-import { kNoFragments } from '../../src/flag-records/fragment-records.js';
-import { resolvedTyped } from '../../src/flag-records/fragment-resolve.js';
+import { kNoFragments } from '../../src/flags/records/fragment-records.js';
+import { resolvedTyped } from '../../src/flags/records/fragment-resolve.js';
 import { sharedRuleProblems, typedProblems } from '../../src/flags/variant-rules.js';
-import { fragmentRule, listFragments } from '../../src/flag-records/fragment-records.js';
+import { fragmentRule, listFragments } from '../../src/flags/records/fragment-records.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { ruleRefs } from '../../src/targeting/refs.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
 import { fragmentView } from '../../src/fragments/fragment-commands.js';
 
 const kPro = { '==': [{ var: 'plan' }, 'pro'] };

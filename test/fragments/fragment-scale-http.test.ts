@@ -7,7 +7,7 @@
 // compiled into each of the 20 flags in each worker, and another project's writes waited seconds for it
 // or answered 503: bench/fragment-scale.bench.ts measures that.)
 import t from 'tap';
-import { kFragmentRecords } from '../../src/flag-records/fragment-records.js';
+import { kFragmentRecords } from '../../src/flags/records/fragment-records.js';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
 

@@ -8,16 +8,16 @@
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { Clock } from '../../src/clock.js';
-import { EvalEngine, type FlagEntry } from '../../src/eval-engine/engine.js';
-import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
-import { kFragmentRecords } from '../../src/flag-records/fragment-records.js';
+import { EvalEngine, type FlagEntry } from '../../src/evaluation/engine/engine.js';
+import { ResultReader, ResultWriter } from '../../src/evaluation/engine/protocol.js';
+import { kFragmentRecords } from '../../src/flags/records/fragment-records.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { sharedRuleCompiles } from '../../src/targeting/compile-rule.js';
 import { kMaxAddedRuleBytes } from '../../src/targeting/refs.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld, type World } from '../helpers/world.js';
-import { findFlagByName } from '../../src/flag-records/flag-store.js';
+import { findFlagByName } from '../../src/flags/records/flag-store.js';
 
 /** A fragment of `items` plan names: about 11 bytes each as compact JSON. */
 const plans = (items: number, prefix = 'plan') => ({

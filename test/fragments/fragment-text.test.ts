@@ -7,16 +7,22 @@ import { kOperator } from '../../src/actor/audit-actor.js';
 import type { ChangeRequest } from '../../src/approvals/records.js';
 import { titleOf } from '../../src/approvals/request-title.js';
 import { recordJson, streamRecord } from '../../src/audit-stream/record.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
-import { type Fragment, fragmentRule, fragmentRules, kFragmentRecords, projectFragments } from '../../src/flag-records/fragment-records.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
+import {
+  type Fragment,
+  fragmentRule,
+  fragmentRules,
+  kFragmentRecords,
+  projectFragments,
+} from '../../src/flags/records/fragment-records.js';
 import { flagdServing } from '../../src/flags/flagd-serving.js';
 import { exportProject } from '../../src/flags-as-code/export.js';
 import { fileText } from '../../src/flags-as-code/flag-file.js';
 import { fragmentJson, fragmentView } from '../../src/fragments/fragment-commands.js';
 import { type AuditEntry, auditChanges, auditJson, auditView } from '../../src/model/audit.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { getOrg } from '../../src/model-records/org-records.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { getOrg } from '../../src/model/records/org-records.js';
+import { getProject } from '../../src/model/records/project-records.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
 import { deliveryBody } from '../../src/webhooks/payload.js';
 import type { Webhook } from '../../src/webhooks/webhook.js';

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
-import { kFragmentRecords } from '../../src/flag-records/fragment-records.js';
+import { kFragmentRecords } from '../../src/flags/records/fragment-records.js';
 import { auditView } from '../../src/model/audit.js';
 
 const { server, world } = await startWorldServer(t);

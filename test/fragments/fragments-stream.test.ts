@@ -9,7 +9,7 @@ import { ChangeFeed } from '../../src/stream/change-feed.js';
 import { kStreamRoutes } from '../../src/stream/routes.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 import { fakeResponse } from '../helpers/fake-stream-response.js';
 
 const world = buildEvalWorld();

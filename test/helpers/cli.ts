@@ -11,7 +11,7 @@
 import { execFile } from 'node:child_process';
 import { Readable } from 'node:stream';
 import type { StoreWriter } from '../../src/store/interfaces.js';
-import type { CommandInput, CommandName, CommandOutput } from '../../src/writer-thread/commands.js';
+import type { CommandInput, CommandName, CommandOutput } from '../../src/writer/thread/commands.js';
 import { plainNode } from './plain-process.js';
 import { kCli, kTestWriteTimeout } from './server.js';
 import { exportStore } from './store-export.js';
@@ -216,7 +216,7 @@ export function parseOneObject(stdout: string): Record<string, unknown> {
 export type RunCommand = <N extends CommandName>(name: N, input: CommandInput<N>, now?: number) => CommandOutput<N>;
 
 export async function inStore<T>(dataDir: string, fn: (run: RunCommand, w: StoreWriter) => T): Promise<T> {
-  const [{ Store }, { runCommand }] = await Promise.all([import('./store.js'), import('../../src/writer-thread/commands.js')]);
+  const [{ Store }, { runCommand }] = await Promise.all([import('./store.js'), import('../../src/writer/thread/commands.js')]);
   const store = Store.open(dataDir);
   try {
     return store.transact((w) => fn((name, input, now = Date.now()) => runCommand(w, name, input, now), w));

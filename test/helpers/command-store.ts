@@ -4,7 +4,7 @@
 // organisation, the set-up most command tests start with.
 import type { Role } from '../../src/model/accounts.js';
 import { Store } from './store.js';
-import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer-thread/commands.js';
+import { runCommand, type CommandInput, type CommandName, type CommandOutput } from '../../src/writer/thread/commands.js';
 import type { TestContext } from './cli.js';
 import { tempDir } from './scratch-dir.js';
 import { kOperator } from '../../src/actor/audit-actor.js';

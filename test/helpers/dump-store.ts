@@ -3,13 +3,13 @@
 // (after a crash, what matters is what is on disk, not what a long-lived reader's snapshot shows).
 //
 // Opened read-only without the capabilities' layout, as the server's eval workers open it
-// (src/eval-engine/worker.ts): a read-only open reads the databases the file holds as they are, and
+// (src/evaluation/engine/worker.ts): a read-only open reads the databases the file holds as they are, and
 // reads need no layout (it says what a deletion cascades to, and which databases a write creates).
 // Loading the layout (src/capabilities.js, every capability's modules) was 0.33 CPU s of each dump's
 // process; reliability/crash-server makes 20 of them.
 import { LmdbStore } from '../../src/store/lmdb-store.js';
-import { listFlags } from '../../src/flag-records/flag-store.js';
-import { listProjects } from '../../src/model-records/project-records.js';
+import { listFlags } from '../../src/flags/records/flag-store.js';
+import { listProjects } from '../../src/model/records/project-records.js';
 
 const store = LmdbStore.open(process.argv[2]!, { readOnly: true });
 const projects = listProjects(store).map((p) => ({

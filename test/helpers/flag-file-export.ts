@@ -2,7 +2,7 @@
 // world's store: the file tests start from, edit and apply.
 import { exportProject } from '../../src/flags-as-code/export.js';
 import type { World } from './world.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { getProject } from '../../src/model/records/project-records.js';
 
 export type ExportedFile = Record<string, unknown> & { flags: Record<string, Record<string, unknown>> };
 

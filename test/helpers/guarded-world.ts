@@ -1,7 +1,7 @@
 // A world (world.ts) whose multi project's production is guarded, for the approvals' rules in process:
 // its people and bypass token as principals, and what a held change's request is.
 import { principalOf, type Principal } from '../../src/actor/audit-actor.js';
-import type { Outcome } from '../../src/writer-thread/commands.js';
+import type { Outcome } from '../../src/writer/thread/commands.js';
 import { buildWorld, type World } from './world.js';
 import { scratchDir } from './scratch-dir.js';
 

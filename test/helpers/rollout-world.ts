@@ -5,7 +5,7 @@ import type { Test } from 'tap';
 import { refusedCommand } from './refused.js';
 import { tempDataDir } from './server.js';
 import { buildWorld } from './world.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
 
 export const kHour = 3_600_000;
 /** A percentage rollout: 10% for an hour, 50% for an hour, then 100%. */

@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { type Principal, actorFor, tokenProject } from '../../src/actor/audit-actor.js';
 import type { RunningWork } from '../../src/capability/background-work.js';
 import { defineCapability, type ManagementRouteSpec } from '../../src/capability/capability.js';
-import { command } from '../../src/cli-command/cli-command.js';
+import { command } from '../../src/cli/command/cli-command.js';
 import { FlagwireError } from '../../src/errors.js';
 import { requireProjectFlag } from '../../src/flags/flag-lookups.js';
 import { randomId } from '../../src/model/ids.js';

@@ -11,12 +11,12 @@ import {
   type CommandName,
   type CommandOutput,
   type Outcome,
-} from '../../src/writer-thread/commands.js';
+} from '../../src/writer/thread/commands.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
-import { listFlags } from '../../src/flag-records/flag-store.js';
-import { listOrgs } from '../../src/model-records/org-records.js';
-import { listProjects } from '../../src/model-records/project-records.js';
-import { listTokens } from '../../src/model-records/token-records.js';
+import { listFlags } from '../../src/flags/records/flag-store.js';
+import { listOrgs } from '../../src/model/records/org-records.js';
+import { listProjects } from '../../src/model/records/project-records.js';
+import { listTokens } from '../../src/model/records/token-records.js';
 
 export interface World {
   store: Store;

@@ -11,7 +11,7 @@ import { kMaxJsonDepth, kMaxJsonElements } from '../../src/http/json-bounds.js';
 import { experimentPlan } from '../helpers/experiment-plan.js';
 import { call, type Reply } from '../helpers/http.js';
 import { kNoEvalBodyBudget, startWorldServer } from '../helpers/world-server.js';
-import { findUserByEmail } from '../../src/model-records/org-records.js';
+import { findUserByEmail } from '../../src/model/records/org-records.js';
 
 // One client sends every route its large bodies within seconds: its evaluation body bytes per second
 // (charged before the bound is checked) are lifted to their most, so each route answers its own bound.

@@ -6,13 +6,13 @@
 import t from 'tap';
 import type { User } from '../../src/model/accounts.js';
 import { kInvitationLifetimeMs, kMaxPendingInvitations } from '../../src/model/invitations.js';
-import { appendMail, readableMail } from '../../src/model-records/mail-records.js';
+import { appendMail, readableMail } from '../../src/model/records/mail-records.js';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
-import { listProjects } from '../../src/model-records/project-records.js';
-import { listEmailInvitations, listOrgInvitations } from '../../src/model-records/invitation-records.js';
-import { getRole } from '../../src/model-records/member-records.js';
+import { listProjects } from '../../src/model/records/project-records.js';
+import { listEmailInvitations, listOrgInvitations } from '../../src/model/records/invitation-records.js';
+import { getRole } from '../../src/model/records/member-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';

@@ -10,10 +10,10 @@ import { hashPassword } from '../../src/model/passwords.js';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
-import { getInvitation } from '../../src/model-records/invitation-records.js';
-import { listMail } from '../../src/model-records/mail-records.js';
-import { getRole } from '../../src/model-records/member-records.js';
-import { getCredential } from '../../src/model-records/session-records.js';
+import { getInvitation } from '../../src/model/records/invitation-records.js';
+import { listMail } from '../../src/model/records/mail-records.js';
+import { getRole } from '../../src/model/records/member-records.js';
+import { getCredential } from '../../src/model/records/session-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kConsoleUrl = 'http://flagwire.test/console/';

@@ -6,7 +6,7 @@ import type { KeyedKind, StoreWriter } from '../../src/store/interfaces.js';
 import { Store } from '../helpers/store.js';
 import { kMaxMailAttempts, mailClaim, mailRelease, mailResult } from '../../src/mail/mail-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { appendMail, kMailRecords, listDueMail, listMail } from '../../src/model-records/mail-records.js';
+import { appendMail, kMailRecords, listDueMail, listMail } from '../../src/model/records/mail-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const mail: Omit<MailMessage, 'seq'> = {

@@ -9,10 +9,10 @@ import type { MailMessage } from '../../src/model/mail.js';
 import type { KeyedKind } from '../../src/store/interfaces.js';
 import { Store } from '../helpers/store.js';
 import type { WriterCommand } from '../../src/writer/command.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { hungSmtpServer, smtpServer, until } from '../helpers/smtp.js';
-import { appendMail, getMail, kMailRecords, listDueMail, listMail } from '../../src/model-records/mail-records.js';
+import { appendMail, getMail, kMailRecords, listDueMail, listMail } from '../../src/model/records/mail-records.js';
 
 const kSilent = pino({ level: 'silent' });
 

@@ -8,7 +8,7 @@ import { flushActivity } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
 import { mailRetryDelayMs } from '../../src/mail/mail-commands.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
-import { listDueMail, listMail } from '../../src/model-records/mail-records.js';
+import { listDueMail, listMail } from '../../src/model/records/mail-records.js';
 
 t.test('backoff doubles from 1 s and is capped', async (t) => {
   t.same([1, 2, 3, 4].map(mailRetryDelayMs), [1000, 2000, 4000, 8000]);

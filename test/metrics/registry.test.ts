@@ -2,7 +2,7 @@
 import t from 'tap';
 import { Metrics, kRouteHealth } from '../../src/metrics/metrics.js';
 import { routeNumbers } from '../../src/all-routes.js';
-import { kEvaluationApiRoutes } from '../../src/eval-engine/evaluation-api-routes.js';
+import { kEvaluationApiRoutes } from '../../src/evaluation/engine/evaluation-api-routes.js';
 import { kOfrepRoutes } from '../../src/ofrep/routes.js';
 import { Histogram, labelValue } from '../../src/metrics/registry.js';
 import { matchManagementRoute } from '../../src/all-routes.js';

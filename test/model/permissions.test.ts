@@ -15,10 +15,10 @@ import {
   tokenStatus,
 } from '../../src/model/permissions.js';
 import type { FlagwireError } from '../../src/errors.js';
-import { kMemberRecords, projectRole } from '../../src/model-records/member-records.js';
-import { kOrgRecords } from '../../src/model-records/org-records.js';
-import { kProjectRecords } from '../../src/model-records/project-records.js';
-import { authorizeToken } from '../../src/model-records/token-access.js';
+import { kMemberRecords, projectRole } from '../../src/model/records/member-records.js';
+import { kOrgRecords } from '../../src/model/records/org-records.js';
+import { kProjectRecords } from '../../src/model/records/project-records.js';
+import { authorizeToken } from '../../src/model/records/token-access.js';
 import type { Token } from '../../src/model/tokens.js';
 
 type Expect = boolean | 'creator';

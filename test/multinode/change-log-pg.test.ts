@@ -7,13 +7,13 @@ import { kOperator } from '../../src/actor/audit-actor.js';
 import { Packr } from 'msgpackr';
 import t, { type Test } from 'tap';
 import { kStoreLayout } from '../../src/capabilities.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import type { Change } from '../../src/store/changes.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
 import { openForCli, type CliStore } from '../../src/store/open-store.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());

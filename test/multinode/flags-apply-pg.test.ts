@@ -118,7 +118,7 @@ t.test('a file applied on one node is one revision of PostgreSQL, served by the 
     'audited as the token',
   );
   t.equal(Math.max(...entries.map((e) => e.seq)), appliedAt, "the project revision apply answered is that revision's last entry");
-  // The writer commits what is queued together as one transaction (group commit, src/writer-thread/actor.ts):
+  // The writer commits what is queued together as one transaction (group commit, src/writer/thread/actor.ts):
   // a node's activity or usage flush queued beside the apply may share its revision. Nothing else may.
   t.same(
     revision.changes.filter((c) => !['flag', 'audit'].includes(c.kind) && !kBookkeeping.has(c.kind)).map((c) => c.kind),

@@ -7,7 +7,7 @@ import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { openForCli } from '../../src/store/open-store.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import type { TestServer } from '../helpers/server.js';
 import { createTokenWithConsole, seedInProcess, startReadyNodes } from './support.js';
 import { principalOf } from '../../src/actor/audit-actor.js';

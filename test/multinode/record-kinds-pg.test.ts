@@ -7,13 +7,13 @@ import t from 'tap';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { migrateToPostgres, openForCli } from '../../src/store/open-store.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import { sharedPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kWidgetDraftRecords, kWidgetLayout, kWidgetRecords, type Widget } from '../helpers/widgets.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
-import { deleteFlag, putFlag } from '../../src/flag-records/flag-store.js';
+import { deleteFlag, putFlag } from '../../src/flags/records/flag-store.js';
 import type { Flag } from '../../src/model/flags.js';
 
 const pg = await sharedPostgres();

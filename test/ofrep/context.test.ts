@@ -1,6 +1,6 @@
 // OFREP request bodies -> the evaluation context (src/ofrep/context.ts).
 import t from 'tap';
-import { kMaxContextChars, kMaxContextDepth, kMaxContextValues } from '../../src/eval-engine/context-bounds.js';
+import { kMaxContextChars, kMaxContextDepth, kMaxContextValues } from '../../src/evaluation/engine/context-bounds.js';
 import { OfrepContext } from '../../src/ofrep/context.js';
 
 const parse = (raw: string) => {

@@ -3,14 +3,14 @@
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { Clock } from '../../src/clock.js';
-import { bucket } from '../../src/eval-engine/bucket.js';
-import { EvalEngine } from '../../src/eval-engine/engine.js';
-import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
+import { bucket } from '../../src/evaluation/engine/bucket.js';
+import { EvalEngine } from '../../src/evaluation/engine/engine.js';
+import { ResultReader, ResultWriter } from '../../src/evaluation/engine/protocol.js';
 import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { startBatchBudget } from '../../src/targeting/work-budget.js';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 
 const world = buildEvalWorld();
 const clock = Clock.create();

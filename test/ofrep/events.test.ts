@@ -7,7 +7,7 @@ import t from 'tap';
 import { EventSource } from 'eventsource';
 import { OpenFeature, ClientProviderEvents, ErrorCode } from '@openfeature/web-sdk';
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { readyId, readStream as readStreamOf } from '../helpers/sse.js';

@@ -9,8 +9,8 @@ import { OpenFeature, ErrorCode } from '@openfeature/server-sdk';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { OpenFeature as WebOpenFeature, ClientProviderEvents } from '@openfeature/web-sdk';
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
-import { bucket } from '../../src/eval-engine/bucket.js';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { bucket } from '../../src/evaluation/engine/bucket.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 

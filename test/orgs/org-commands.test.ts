@@ -7,9 +7,9 @@ import { Store } from '../helpers/store.js';
 import { orgAddMember } from '../../src/orgs/org-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
-import { putOrg, putUser } from '../../src/model-records/org-records.js';
-import { putProject } from '../../src/model-records/project-records.js';
-import { getRole, putMember } from '../../src/model-records/member-records.js';
+import { putOrg, putUser } from '../../src/model/records/org-records.js';
+import { putProject } from '../../src/model/records/project-records.js';
+import { getRole, putMember } from '../../src/model/records/member-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org = (id: string): Org => ({ id, name: id, plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at });

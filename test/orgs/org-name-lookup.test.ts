@@ -7,11 +7,11 @@ import { dirname } from 'node:path';
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import type { Org } from '../../src/model/accounts.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import { commandStore } from '../helpers/command-store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { countRawKeys, forgetLookups, Store } from '../helpers/store.js';
-import { findOrgByName, getOrg, listOrgs, putOrg } from '../../src/model-records/org-records.js';
+import { findOrgByName, getOrg, listOrgs, putOrg } from '../../src/model/records/org-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 

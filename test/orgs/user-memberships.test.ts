@@ -7,10 +7,10 @@ import { kOperator } from '../../src/actor/audit-actor.js';
 import type { Membership } from '../../src/model/accounts.js';
 import { kKeyedIndexes, kSchemaVersion } from '../../src/store/layout.js';
 import type { StoreWriter } from '../../src/store/interfaces.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { asSchema19Layout, countRawKeys, Store } from '../helpers/store.js';
-import { deleteMember, listUserMemberships, putMember } from '../../src/model-records/member-records.js';
+import { deleteMember, listUserMemberships, putMember } from '../../src/model/records/member-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 /** Memberships as `orgId role` lines, sorted: the index lists them in no particular order. */

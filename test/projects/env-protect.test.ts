@@ -5,7 +5,7 @@ import { principalOf, kOperator } from '../../src/actor/audit-actor.js';
 import t from 'tap';
 import type { TestContext } from '../helpers/cli.js';
 import { commandStore } from '../helpers/command-store.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { getProject } from '../../src/model/records/project-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 

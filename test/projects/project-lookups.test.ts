@@ -1,16 +1,16 @@
 // An organisation's projects and a user's personal ones, as the store finds them (listOrgProjects
-// and listPersonalProjects of src/model-records/project-records.ts, the project kind's lookups): only the owner's, oldest first, in the transaction
+// and listPersonalProjects of src/model/records/project-records.ts, the project kind's lookups): only the owner's, oldest first, in the transaction
 // of every write; a data file written before the lookups is read whole by a read-only open and given them
 // when opened for writing; a node's copy files what it applies. A project's name is unique among its
 // owner's, found through the same lookups.
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import type { Project } from '../../src/model/projects.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import { commandStore } from '../helpers/command-store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { countRawKeys, forgetLookups, Store } from '../helpers/store.js';
-import { listOrgProjects, listPersonalProjects, putProject, getProject, listProjects } from '../../src/model-records/project-records.js';
+import { listOrgProjects, listPersonalProjects, putProject, getProject, listProjects } from '../../src/model/records/project-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const ids = (projects: readonly Project[]) => projects.map((p) => p.id);

@@ -7,18 +7,18 @@ import { ErrorCode, type EvaluationContext, type OpenFeatureError } from '@openf
 import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { Clock } from '../../src/clock.js';
-import { bucket, fractionalBucket } from '../../src/eval-engine/bucket.js';
-import { EvalEngine } from '../../src/eval-engine/engine.js';
-import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
+import { bucket, fractionalBucket } from '../../src/evaluation/engine/bucket.js';
+import { EvalEngine } from '../../src/evaluation/engine/engine.js';
+import { ResultReader, ResultWriter } from '../../src/evaluation/engine/protocol.js';
 import { OfrepContext } from '../../src/ofrep/context.js';
 import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
 import { changedFlags, compileSnapshot } from '../../src/provider/compile.js';
 import { resolveFlag } from '../../src/provider/resolve.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
 import type { Snapshot } from '../../src/model/snapshot-shape.js';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
-import { getOrg } from '../../src/model-records/org-records.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
+import { getOrg } from '../../src/model/records/org-records.js';
+import { getProject } from '../../src/model/records/project-records.js';
 
 const world = buildEvalWorld();
 const { ids } = world;

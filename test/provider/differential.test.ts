@@ -2,13 +2,13 @@
 // variants with and without rules and default variants, design §2's modulo bucketing and flagd's
 // fractional) in a real store, and generated contexts; every answer of the provider (a snapshot built
 // from the store, compiled, resolved: src/snapshots/build.ts, src/provider) equals the eval workers'
-// OFREP route set's over the same store (src/ofrep/evaluate.ts over src/eval-engine/engine.ts). The
+// OFREP route set's over the same store (src/ofrep/evaluate.ts over src/evaluation/engine/engine.ts). The
 // black-box test (provider.test.ts) does the same through HTTP and the packed provider on fewer.
 import { rmSync } from 'node:fs';
 import type { EvaluationContext, OpenFeatureError } from '@openfeature/server-sdk';
 import t from 'tap';
-import { EvalEngine } from '../../src/eval-engine/engine.js';
-import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
+import { EvalEngine } from '../../src/evaluation/engine/engine.js';
+import { ResultReader, ResultWriter } from '../../src/evaluation/engine/protocol.js';
 import type { FlagCreate } from '../../src/model/schemas.js';
 import { OfrepContext } from '../../src/ofrep/context.js';
 import { OfrepEvaluator } from '../../src/ofrep/evaluate.js';
@@ -16,10 +16,10 @@ import { compileSnapshot } from '../../src/provider/compile.js';
 import { resolveFlag } from '../../src/provider/resolve.js';
 import { buildSnapshot } from '../../src/snapshots/build.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
-import { getFlag, listFlags, putFlag } from '../../src/flag-records/flag-store.js';
-import { getOrg } from '../../src/model-records/org-records.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
+import { getFlag, listFlags, putFlag } from '../../src/flags/records/flag-store.js';
+import { getOrg } from '../../src/model/records/org-records.js';
+import { getProject } from '../../src/model/records/project-records.js';
 
 const kFlags = 120;
 const kContexts = 1000;

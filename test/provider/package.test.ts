@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { principalOf } from '../../src/actor/audit-actor.js';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { startTestServer } from '../helpers/server.js';
 import { installProviderApp } from './provider-app.js';

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 import { call, keptAliveCall } from '../helpers/http.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -10,7 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { kDefaultChangeLog } from '../../src/config.js';
-import { type CommandInput, type CommandName, type CommandOutput, runCommand } from '../../src/writer-thread/commands.js';
+import { type CommandInput, type CommandName, type CommandOutput, runCommand } from '../../src/writer/thread/commands.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { openForCli } from '../../src/store/open-store.js';
 import { call } from '../helpers/http.js';

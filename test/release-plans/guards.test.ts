@@ -14,7 +14,7 @@ import { tempDataDir } from '../helpers/server.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
 import { listDueRollouts } from '../../src/release-plans/records.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
 import type { RolloutGuard } from '../../src/release-plans/rollouts.js';
 
 const world = buildWorld(tempDataDir());

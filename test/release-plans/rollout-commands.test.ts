@@ -6,7 +6,7 @@ import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { kHour, kSteps, rolloutWorld } from '../helpers/rollout-world.js';
 import { getRollout, listDueRollouts } from '../../src/release-plans/records.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
 
 const { world, ids, t0, read, percentage, audit, start, advance, act, refused } = rolloutWorld(t);
 

@@ -3,7 +3,7 @@
 // below it, so every step only adds keys, as for a modulo flag (design §2); a scheduled change may not
 // change its bucketing.
 import t from 'tap';
-import { fractionalBucket } from '../../src/eval-engine/bucket.js';
+import { fractionalBucket } from '../../src/evaluation/engine/bucket.js';
 import { call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';
 

@@ -4,14 +4,14 @@
 // --steps` with weights, and `rollout list` showing them. Rollouts by percentage: rollout-commands.test.ts.
 import t from 'tap';
 import { kOperator, type Principal } from '../../src/actor/audit-actor.js';
-import { EvalEngine } from '../../src/eval-engine/engine.js';
-import { ResultReader, ResultWriter } from '../../src/eval-engine/protocol.js';
+import { EvalEngine } from '../../src/evaluation/engine/engine.js';
+import { ResultReader, ResultWriter } from '../../src/evaluation/engine/protocol.js';
 import type { TypedVariants } from '../../src/model/flags.js';
 import { rolloutView } from '../../src/release-plans/schemas.js';
 import { cli, expectAllRefused, ok } from '../helpers/cli.js';
 import { kHour, kSteps, rolloutWorld } from '../helpers/rollout-world.js';
 import { getRollout, putRollout } from '../../src/release-plans/records.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
 
 const { dataDir, world, ids, t0, read, percentage, audit, start, advance, act, refused } = rolloutWorld(t);
 

@@ -9,7 +9,7 @@ import { refusedCommand } from '../helpers/refused.js';
 import { buildWorld } from '../helpers/world.js';
 import { kEveryChange } from '../helpers/store-pages.js';
 import { listDueSchedules, listSchedules, putSchedule } from '../../src/release-plans/records.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());

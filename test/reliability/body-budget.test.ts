@@ -22,7 +22,7 @@ const kBudgetMiB = 32;
 /** The Management API's share is a quarter of the budget (src/http/body.ts BodyBudgets); the rest is OFREP's. */
 const kApiShareMiB = kBudgetMiB / 4;
 const kOfrepShareMiB = kBudgetMiB - kApiShareMiB;
-/** An OFREP body's declared bytes: within the evaluation body cap (src/eval-engine/context-bounds.ts). */
+/** An OFREP body's declared bytes: within the evaluation body cap (src/evaluation/engine/context-bounds.ts). */
 const kOfrepBodyBytes = 512 * 1024;
 /** OFREP bodies that fit the credential-free share. */
 const kOfrepHeld = (kOfrepShareMiB * kMiB) / kOfrepBodyBytes;

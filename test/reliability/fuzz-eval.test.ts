@@ -42,7 +42,7 @@ t.test(`Evaluation API fuzz: ${kRuns} generated requests (seed ${kSeed})`, async
   const dataDir = tempDataDir();
   const world = buildRichWorld(dataDir);
   const server = await startTestServer({ dataDir, env: { ...kUnlimited, UWS_HTTP_MAX_HEADERS_SIZE: String(kMaxHeaders) } });
-  // Flag usage counts evaluations by design, written once a minute (src/eval-engine/usage.ts): a run
+  // Flag usage counts evaluations by design, written once a minute (src/evaluation/engine/usage.ts): a run
   // longer than that (FLAGWIRE_LONG=1) sees it. Evaluation writes nothing else.
   const digest = new StoreDigest(dataDir, new Set(['usage']));
   const client = new RawClient(server.port);

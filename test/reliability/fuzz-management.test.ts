@@ -17,7 +17,7 @@ import { managementRequests, wireRequest } from '../helpers/fuzz-requests.js';
 import { HangError, RawClient, rawRequest, type RawReply } from '../helpers/raw-http.js';
 import { StoreDigest } from '../helpers/store-digest.js';
 import { buildRichWorld, flagShapeProblems, kLong, kUnlimited } from './support.js';
-import { getProject } from '../../src/model-records/project-records.js';
+import { getProject } from '../../src/model/records/project-records.js';
 
 const kRuns = Number(process.env.FLAGWIRE_FUZZ_RUNS ?? (kLong ? 50_000 : 8_000));
 const kSeed = Number(process.env.FLAGWIRE_FUZZ_SEED ?? Date.now() % 2 ** 31);

@@ -6,7 +6,7 @@
 // unique names. After a crash, `verify*` read the data dir and list every acknowledged change that is
 // missing: a durable store has none.
 import http from 'node:http';
-import { getFlag, listFlags } from '../../src/flag-records/flag-store.js';
+import { getFlag, listFlags } from '../../src/flags/records/flag-store.js';
 import type { Flag } from '../../src/model/flags.js';
 import type { AuditEntry } from '../../src/model/audit.js';
 import type { AuditPage, StoreReader } from '../../src/store/interfaces.js';

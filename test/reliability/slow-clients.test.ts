@@ -22,7 +22,7 @@ import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
 import { kUnlimited, rssMiB, socketCount } from './support.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
-import { putFlag } from '../../src/flag-records/flag-store.js';
+import { putFlag } from '../../src/flags/records/flag-store.js';
 
 const kNeverReads = 'never reads: ';
 const kIdle = 'idle: connects, sends nothing';

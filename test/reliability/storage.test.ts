@@ -19,14 +19,14 @@ import { kOperator } from '../../src/actor/audit-actor.js';
 import { dataFilePath } from '../../src/store/layout.js';
 import { Store } from '../helpers/store.js';
 import { verifyDataFile } from '../../src/store/verify.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import { cli } from '../helpers/cli.js';
 import { kCli, startTestServer, tempDataDir } from '../helpers/server.js';
 import { call, keptAliveCall } from '../helpers/http.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { buildWorld } from '../helpers/world.js';
 import { kUnlimited } from './support.js';
-import { getFlag, listFlags } from '../../src/flag-records/flag-store.js';
+import { getFlag, listFlags } from '../../src/flags/records/flag-store.js';
 
 const kMiB = 1024 * 1024;
 

@@ -5,8 +5,8 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { buildWorld, type World } from '../helpers/world.js';
 import { kNoEvalBodyBudget } from '../helpers/world-server.js';
-import { listFlags } from '../../src/flag-records/flag-store.js';
-import { listAudiences } from '../../src/model-records/project-records.js';
+import { listFlags } from '../../src/flags/records/flag-store.js';
+import { listAudiences } from '../../src/model/records/project-records.js';
 
 /** FLAGWIRE_LONG=1 (scripts/reliability-long.sh) runs the bigger versions of the crash-safety and fuzz tests. */
 export const kLong = process.env.FLAGWIRE_LONG === '1';

@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { TemplatedApp } from 'uWebSockets.js';
 import { kRoutes, openApiMethod, openApiPath, registerRoutes, routeLabel, type RouteDeclaration } from '../../src/routes/route-table.js';
-import { kEvaluationApiRoutes } from '../../src/eval-engine/evaluation-api-routes.js';
+import { kEvaluationApiRoutes } from '../../src/evaluation/engine/evaluation-api-routes.js';
 import { kAllRoutes, kManagementRoutes, kRouteLabels, matchManagementRoute, routeNumber } from '../../src/all-routes.js';
 import { compilePattern, matchPath, matchesShape } from '../../src/http/route-pattern.js';
 import { openApiPaths } from '../../src/openapi/document.js';

@@ -8,10 +8,10 @@ import t from 'tap';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import type { FlagwireError } from '../../src/errors.js';
 import { kScimSettingsRecords } from '../../src/scim/records.js';
-import { effectiveState } from '../../src/flag-records/flag-state.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
+import { effectiveState } from '../../src/flags/records/flag-state.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
 import { guardedWorld, held } from '../helpers/guarded-world.js';
-import { getRole } from '../../src/model-records/member-records.js';
+import { getRole } from '../../src/model/records/member-records.js';
 
 const kPatch = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const base = 'http://flagwire.test/scim/v2';

@@ -14,9 +14,9 @@ import { kScimSettingsRecords, kScimUserRecords } from '../../src/scim/records.j
 import { scimEnable, scimGroupRole, scimGroupWrite, scimUserWrite } from '../../src/scim/scim-commands.js';
 import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { getToken } from '../../src/model-records/token-records.js';
-import { findUserByEmail } from '../../src/model-records/org-records.js';
-import { getRole } from '../../src/model-records/member-records.js';
+import { getToken } from '../../src/model/records/token-records.js';
+import { findUserByEmail } from '../../src/model/records/org-records.js';
+import { getRole } from '../../src/model/records/member-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 

@@ -44,7 +44,7 @@ t.test("a copy takes Flagwire's modules from the one script, and the original it
   );
   t.ok(copied.loaded.includes(copy('src-modules.js')), 'the script is');
   const plain = run(`await import(${JSON.stringify(original('helpers/world.js'))});`);
-  t.ok(ours(plain.loaded).includes('writer-thread/commands.js'), 'the original loads the modules one by one');
+  t.ok(ours(plain.loaded).includes('writer/thread/commands.js'), 'the original loads the modules one by one');
 });
 
 t.test("a test file's own import of lmdb or msgpackr is the store packages' script's", async (t) => {
@@ -78,14 +78,14 @@ t.test('a process holds one copy of each module, each run when a file first impo
     [
       `const { srcModule } = await import(${JSON.stringify(copy('src-modules.js'))});`,
       `const { Store } = await import(${JSON.stringify(copy('helpers/store.js'))});`,
-      'const before = (() => { try { srcModule("writer-thread/commands.js"); return true; } catch { return false; } })();',
+      'const before = (() => { try { srcModule("writer/thread/commands.js"); return true; } catch { return false; } })();',
       `const { buildWorld } = await import(${JSON.stringify(copy('helpers/world.js'))});`,
       `const world = buildWorld(${JSON.stringify(dataDir)});`,
       'const { LmdbStore } = srcModule("store/lmdb-store.js");',
       'const built = world.store instanceof LmdbStore;',
       'await world.store.close();',
       `const store = Store.open(${JSON.stringify(dataDir)}, { readOnly: true });`,
-      'const after = typeof srcModule("writer-thread/commands.js").runCommand;',
+      'const after = typeof srcModule("writer/thread/commands.js").runCommand;',
       'console.log(JSON.stringify({ before, after, one: built && store instanceof LmdbStore }));',
       'await store.close();',
     ].join('\n'),

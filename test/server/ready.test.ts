@@ -6,7 +6,7 @@ import t from 'tap';
 import { RawClient, rawRequest } from '../helpers/raw-http.js';
 import { Readiness, type ReadinessDeps } from '../../src/server/ready.js';
 import { startTestServer } from '../helpers/server.js';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 
 function readiness(over: Partial<ReadinessDeps> = {}) {
   return new Readiness({

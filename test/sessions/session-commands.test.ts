@@ -5,8 +5,8 @@ import { hashSecret } from '../../src/model/ids.js';
 import { Store } from '../helpers/store.js';
 import { kMaxSessionsPerUser, sessionEnd, sessionStart } from '../../src/sessions/session-commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { putUser } from '../../src/model-records/org-records.js';
-import { getSession, listUserSessions } from '../../src/model-records/session-records.js';
+import { putUser } from '../../src/model/records/org-records.js';
+import { getSession, listUserSessions } from '../../src/model/records/session-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const user = { id: 'usr_1', email: 'ada@acme.test', name: 'Ada', createdAt: at };

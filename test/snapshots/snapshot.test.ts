@@ -5,12 +5,12 @@
 // spec's envelope and on the token's activity.
 import { rmSync } from 'node:fs';
 import t from 'tap';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { flushActivity } from '../helpers/test-hooks.js';
 import { principalOf } from '../../src/actor/audit-actor.js';
-import { getActivity } from '../../src/model-records/token-records.js';
+import { getActivity } from '../../src/model/records/token-records.js';
 
 const world = buildEvalWorld();
 const { ids } = world;

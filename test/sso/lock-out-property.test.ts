@@ -15,9 +15,9 @@ import { passwordSignInRefusal } from '../../src/sso/lockout.js';
 import { kSsoSettingsRecords } from '../../src/sso/records.js';
 import { kScimSettingsRecords } from '../../src/scim/records.js';
 import { commandStore } from '../helpers/command-store.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
-import { getRole, listMembers } from '../../src/model-records/member-records.js';
-import { getCredential } from '../../src/model-records/session-records.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
+import { getRole, listMembers } from '../../src/model/records/member-records.js';
+import { getCredential } from '../../src/model/records/session-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kIdp = { issuer: 'https://idp.acme.test', clientId: 'flagwire', clientSecret: 'very-secret-value' };

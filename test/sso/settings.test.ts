@@ -12,7 +12,7 @@ import { kScimSettingsRecords } from '../../src/scim/records.js';
 import { passwordSignInRefusal } from '../../src/sso/lockout.js';
 import { kSsoSettingsRecords } from '../../src/sso/records.js';
 import { commandStore } from '../helpers/command-store.js';
-import { getRole } from '../../src/model-records/member-records.js';
+import { getRole } from '../../src/model/records/member-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kIdp = { issuer: 'https://idp.acme.test', clientId: 'flagwire', clientSecret: 'very-secret-value' };

@@ -9,8 +9,8 @@ import { jsonBody } from '../../src/model/request-body.js';
 import { flowOrgId, openFlow, sealFlow } from '../../src/sso/flow-cookie.js';
 import { kSsoFlowRecords, kSsoIdentityRecords } from '../../src/sso/records.js';
 import { commandStore } from '../helpers/command-store.js';
-import { deleteMember, getRole } from '../../src/model-records/member-records.js';
-import { getCredential, getSession } from '../../src/model-records/session-records.js';
+import { deleteMember, getRole } from '../../src/model/records/member-records.js';
+import { getCredential, getSession } from '../../src/model/records/session-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const kIssuer = 'https://idp.acme.test';

@@ -10,7 +10,7 @@ import { open } from 'lmdb';
 import t, { type Test } from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import { Packr } from 'msgpackr';
 import { kDefaultChangeLog, type ChangeLogBounds } from '../../src/config.js';
 import type { Change, LoggedChange } from '../../src/store/changes.js';
@@ -19,9 +19,9 @@ import { kSchemaVersion } from '../../src/store/layout.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { LmdbWritePath } from '../../src/store/write-path.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
-import { getOrg } from '../../src/model-records/org-records.js';
-import { putActivity } from '../../src/model-records/token-records.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
+import { getOrg } from '../../src/model/records/org-records.js';
+import { putActivity } from '../../src/model/records/token-records.js';
 
 const now = Date.UTC(2030, 0, 1);
 

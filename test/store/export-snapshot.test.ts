@@ -11,7 +11,7 @@ import type { Change } from '../../src/store/changes.js';
 import { plainNode } from '../helpers/plain-process.js';
 
 const kStore = fileURLToPath(new URL('../helpers/store.js', import.meta.url));
-const kCommands = fileURLToPath(new URL('../../src/writer-thread/commands.js', import.meta.url));
+const kCommands = fileURLToPath(new URL('../../src/writer/thread/commands.js', import.meta.url));
 const kExports = 200;
 // The writer stops here: an export reads every flag, so a writer left to race on (12,000 flags in one
 // run, 600 in another) made the exports, and the file, ten times dearer without testing anything more.

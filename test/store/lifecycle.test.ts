@@ -7,7 +7,7 @@ import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { kCapabilityList } from '../../src/capabilities.js';
-import { kFlagRecords, kUsageRecords } from '../../src/flag-records/flag-store.js';
+import { kFlagRecords, kUsageRecords } from '../../src/flags/records/flag-store.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { kRolloutRecords, kScheduleRecords } from '../../src/release-plans/records.js';
 import type { KeyedKind } from '../../src/store/interfaces.js';

@@ -5,12 +5,12 @@ import type { Org } from '../../src/model/accounts.js';
 import type { Flag } from '../../src/model/flags.js';
 import type { KeyedKind, LookupKey, LookupRange } from '../../src/store/interfaces.js';
 import type { Token } from '../../src/model/tokens.js';
-import { getTokenByHash, kTokenRecords, putToken } from '../../src/model-records/token-records.js';
+import { getTokenByHash, kTokenRecords, putToken } from '../../src/model/records/token-records.js';
 import { MemoReader } from '../../src/store/memo-reader.js';
 import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { getFlag, putFlag } from '../../src/flag-records/flag-store.js';
-import { getOrg, putOrg } from '../../src/model-records/org-records.js';
+import { getFlag, putFlag } from '../../src/flags/records/flag-store.js';
+import { getOrg, putOrg } from '../../src/model/records/org-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 const org: Org = { id: 'org_1', name: 'Acme', plan: 'teams', trialEndsAt: null, standing: 'good', createdAt: at };

@@ -1,4 +1,4 @@
-// The kinds of src/model as simple kinds (src/model-records): a data file an older Flagwire wrote, before
+// The kinds of src/model as simple kinds (src/model/records): a data file an older Flagwire wrote, before
 // they were, reads the same. Organisations and projects kept their databases, keys and lookups; a
 // project's audiences were entries in projectIndex ([projectId, 'a', id]) until schema 17, which files
 // them in the audience kind's lookup instead; a project's tokens were entries there too ('t'), and a token
@@ -23,7 +23,7 @@ import {
   listUsers,
   putOrg,
   putUser,
-} from '../../src/model-records/org-records.js';
+} from '../../src/model/records/org-records.js';
 import {
   getAudience,
   getProject,
@@ -32,17 +32,17 @@ import {
   listPersonalProjects,
   putAudience,
   putProject,
-} from '../../src/model-records/project-records.js';
-import { getActivity, getToken, getTokenByHash, listTokens, putActivity, putToken } from '../../src/model-records/token-records.js';
+} from '../../src/model/records/project-records.js';
+import { getActivity, getToken, getTokenByHash, listTokens, putActivity, putToken } from '../../src/model/records/token-records.js';
 import type { Invitation } from '../../src/model/invitations.js';
 import { type MailMessage, newMail } from '../../src/model/mail.js';
 import type { Session } from '../../src/model/sessions.js';
-import { getInvitation, listEmailInvitations, listOrgInvitations, putInvitation } from '../../src/model-records/invitation-records.js';
-import { appendMail, getMail, listDueMail, listMail, putMail } from '../../src/model-records/mail-records.js';
-import { getRole, listMembers, listUserMemberships, putMember } from '../../src/model-records/member-records.js';
-import { getCredential, getSession, listUserSessions, putCredential, putSession } from '../../src/model-records/session-records.js';
+import { getInvitation, listEmailInvitations, listOrgInvitations, putInvitation } from '../../src/model/records/invitation-records.js';
+import { appendMail, getMail, listDueMail, listMail, putMail } from '../../src/model/records/mail-records.js';
+import { getRole, listMembers, listUserMemberships, putMember } from '../../src/model/records/member-records.js';
+import { getCredential, getSession, listUserSessions, putCredential, putSession } from '../../src/model/records/session-records.js';
 import { kFileName, kKeyedIndexes, kMaxDbs, kSchemaVersion } from '../../src/store/layout.js';
-import { isDemoSeeded, markDemoSeeded } from '../../src/writer-thread/demo-records.js';
+import { isDemoSeeded, markDemoSeeded } from '../../src/writer/thread/demo-records.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { asSchema19Layout, countRawKeys, forgetLookups, Store } from '../helpers/store.js';
 

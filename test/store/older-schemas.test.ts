@@ -30,9 +30,9 @@ import {
   pendingSchedules,
   putSchedule,
 } from '../../src/release-plans/records.js';
-import { deleteFlag, findFlagByName, getFlag, getUsage, putFlag, putUsage } from '../../src/flag-records/flag-store.js';
-import { findUserByEmail } from '../../src/model-records/org-records.js';
-import { listDueMail, listMail } from '../../src/model-records/mail-records.js';
+import { deleteFlag, findFlagByName, getFlag, getUsage, putFlag, putUsage } from '../../src/flags/records/flag-store.js';
+import { findUserByEmail } from '../../src/model/records/org-records.js';
+import { listDueMail, listMail } from '../../src/model/records/mail-records.js';
 import {
   deleteSession,
   getCredential,
@@ -40,7 +40,7 @@ import {
   listUserSessions,
   putCredential,
   putSession,
-} from '../../src/model-records/session-records.js';
+} from '../../src/model/records/session-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 

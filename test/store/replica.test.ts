@@ -13,12 +13,12 @@ import { exportStore } from '../helpers/store-export.js';
 import { buildWorld } from '../helpers/world.js';
 import { experimentPlan } from '../helpers/experiment-plan.js';
 import { Store } from '../helpers/store.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import type { TestContext } from '../helpers/cli.js';
-import { listFlags } from '../../src/flag-records/flag-store.js';
-import { listOrgs } from '../../src/model-records/org-records.js';
-import { markDemoSeeded } from '../../src/writer-thread/demo-records.js';
+import { listFlags } from '../../src/flags/records/flag-store.js';
+import { listOrgs } from '../../src/model/records/org-records.js';
+import { markDemoSeeded } from '../../src/writer/thread/demo-records.js';
 
 const now = Date.UTC(2030, 0, 1);
 

@@ -11,14 +11,14 @@ import { defineCapability } from '../../src/capability/capability.js';
 import { StoreOpenError } from '../../src/store/data-file.js';
 import { LmdbStore } from '../../src/store/lmdb-store.js';
 import { keyedRecords } from '../../src/store/record-kinds.js';
-import { kFlagRecords } from '../../src/flag-records/flag-store.js';
+import { kFlagRecords } from '../../src/flags/records/flag-store.js';
 import { kStoreRecordOwner, storeLayout, type RecordOwner } from '../../src/store/store-layout.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { exportStore } from '../helpers/store-export.js';
 import { kWidgetDraftRecords, kWidgetLayout, kWidgetRecords, type Widget } from '../helpers/widgets.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
-import { listOrgs } from '../../src/model-records/org-records.js';
+import { listOrgs } from '../../src/model/records/org-records.js';
 
 const now = Date.UTC(2030, 0, 1);
 

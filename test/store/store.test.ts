@@ -17,14 +17,14 @@ import { StoreOpenError } from '../../src/store/data-file.js';
 import { kSchemaVersion } from '../../src/store/layout.js';
 import { Store } from '../helpers/store.js';
 import { tempDir } from '../helpers/scratch-dir.js';
-import { deleteFlag, getFlag, listFlags, putFlag } from '../../src/flag-records/flag-store.js';
-import { getOrg, putOrg, listOrgs, findUserByEmail, getUser, putUser } from '../../src/model-records/org-records.js';
-import { putProject, listProjects, getProject, listAudiences, getAudience, putAudience } from '../../src/model-records/project-records.js';
-import { putToken, putActivity, listTokens, getTokenByHash, getActivity, getToken } from '../../src/model-records/token-records.js';
-import { isEmptyStore } from '../../src/model-records/lookups.js';
-import { appendMail, getMail, listDueMail, listMail, putMail } from '../../src/model-records/mail-records.js';
-import { getRole, listMembers, putMember } from '../../src/model-records/member-records.js';
-import { isDemoSeeded, markDemoSeeded } from '../../src/writer-thread/demo-records.js';
+import { deleteFlag, getFlag, listFlags, putFlag } from '../../src/flags/records/flag-store.js';
+import { getOrg, putOrg, listOrgs, findUserByEmail, getUser, putUser } from '../../src/model/records/org-records.js';
+import { putProject, listProjects, getProject, listAudiences, getAudience, putAudience } from '../../src/model/records/project-records.js';
+import { putToken, putActivity, listTokens, getTokenByHash, getActivity, getToken } from '../../src/model/records/token-records.js';
+import { isEmptyStore } from '../../src/model/records/lookups.js';
+import { appendMail, getMail, listDueMail, listMail, putMail } from '../../src/model/records/mail-records.js';
+import { getRole, listMembers, putMember } from '../../src/model/records/member-records.js';
+import { isDemoSeeded, markDemoSeeded } from '../../src/writer/thread/demo-records.js';
 
 const at = Date.UTC(2030, 0, 1);
 

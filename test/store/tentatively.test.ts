@@ -5,7 +5,7 @@
 import t from 'tap';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { Store } from '../helpers/store.js';
-import { isDemoSeeded, markDemoSeeded } from '../../src/writer-thread/demo-records.js';
+import { isDemoSeeded, markDemoSeeded } from '../../src/writer/thread/demo-records.js';
 
 const store = Store.open(tempDir(t));
 t.teardown(() => store.close());

@@ -15,7 +15,7 @@ import { freshRead } from '../helpers/fresh-read.js';
 import { plainNode } from '../helpers/plain-process.js';
 import { openDataFile } from '../../src/store/open.js';
 import { buildWorld } from '../helpers/world.js';
-import { getFlag } from '../../src/flag-records/flag-store.js';
+import { getFlag } from '../../src/flags/records/flag-store.js';
 
 // LMDB's lock file starts with its magic number (u32), its format (u32) and the newest commit's id (u64).
 const kMoveBack = `

@@ -13,11 +13,11 @@ import { rmSync } from 'node:fs';
 import net from 'node:net';
 import t from 'tap';
 import { EventSource } from 'eventsource';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
-import { putFlag } from '../../src/flag-records/flag-store.js';
+import { putFlag } from '../../src/flags/records/flag-store.js';
 
 const kFlags = 4000;
 const kSlowClients = 2;

@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import t from 'tap';
 import { loadConfig } from '../../src/config.js';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 
 const world = buildEvalWorld();

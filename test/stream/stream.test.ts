@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import t from 'tap';
 import { EventSource } from 'eventsource';
 import { kOperator } from '../../src/actor/audit-actor.js';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 import { call } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
 

@@ -15,9 +15,9 @@
 // true of an answer with a variant (an answer without one, the caller's default, has nothing to mark).
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { compileState, decidedBy, decisionInExperiment, decisionValue } from '../../src/eval-engine/evaluate.js';
-import { compileVariants, inExperiment } from '../../src/eval-engine/variants.js';
-import { effectiveState } from '../../src/flag-records/flag-state.js';
+import { compileState, decidedBy, decisionInExperiment, decisionValue } from '../../src/evaluation/engine/evaluate.js';
+import { compileVariants, inExperiment } from '../../src/evaluation/engine/variants.js';
+import { effectiveState } from '../../src/flags/records/flag-state.js';
 import { type EnvState, type Flag, type FlagState, kExposureMarkerField, type TypedVariants } from '../../src/model/flags.js';
 import { typedProblems } from '../../src/flags/variant-rules.js';
 import type { Audience } from '../../src/model/projects.js';

@@ -4,7 +4,7 @@
 // (flag-set-differential.ts; a million contexts in bench/flag-set.bench.ts).
 import fc from 'fast-check';
 import t from 'tap';
-import { fractionalBucket } from '../../src/eval-engine/bucket.js';
+import { fractionalBucket } from '../../src/evaluation/engine/bucket.js';
 import type { EnvState, Flag, FlagState, GroupFlag, SingleFlag } from '../../src/model/flags.js';
 import type { Audience } from '../../src/model/projects.js';
 import { exposureMarker } from '../../src/flags/flagd-flag.js';

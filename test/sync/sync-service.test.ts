@@ -12,9 +12,9 @@ import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { type OpenStream, type SyncCall, SyncClient, unreadCall } from '../helpers/sync-client.js';
 import { buildWorld } from '../helpers/world.js';
-import { findFlagByName } from '../../src/flag-records/flag-store.js';
-import { getActivity } from '../../src/model-records/token-records.js';
-import { listMail } from '../../src/model-records/mail-records.js';
+import { findFlagByName } from '../../src/flags/records/flag-store.js';
+import { getActivity } from '../../src/model/records/token-records.js';
+import { listMail } from '../../src/model/records/mail-records.js';
 
 const kMaxStreams = 4;
 const dataDir = tempDataDir();

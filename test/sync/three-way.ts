@@ -16,7 +16,7 @@ import { FlagdProvider } from '@openfeature/flagd-provider';
 import { type Client, type EvaluationContext, type JsonValue, OpenFeature } from '@openfeature/server-sdk';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { FlagwireProvider } from '../../src/provider/provider.js';
-import { buildEvalWorld } from '../eval-engine/eval-world.js';
+import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 import { call } from '../helpers/http.js';
 import { unmarked } from './flag-set-differential.js';
 import { pollUntil } from '../helpers/poll.js';

@@ -1,11 +1,11 @@
 // Property (issue 55): a shared fragment compiled once for every flag that names it (SharedRules, through
-// src/flag-records/fragment-resolve.ts's ResolvedFragments, as the engine compiles a project) answers exactly as each
+// src/flags/records/fragment-resolve.ts's ResolvedFragments, as the engine compiles a project) answers exactly as each
 // flag's rule compiled on its own with the fragment written in (as before): for generated fragments, used
 // once, twice in one rule (the second use compiled anew: a `{}` or list it makes is its own) and under a
 // constant-folded operation, in several flags compiled one after another, on generated contexts.
 import fc from 'fast-check';
 import t from 'tap';
-import { ResolvedFragments, resolvedTyped } from '../../src/flag-records/fragment-resolve.js';
+import { ResolvedFragments, resolvedTyped } from '../../src/flags/records/fragment-resolve.js';
 import { flagVariantProblems } from '../../src/targeting/parse.js';
 import { compileFlag, type CompiledFlag } from '../../src/targeting/compiled-flag.js';
 import type { SharedRules } from '../../src/targeting/compile-rule.js';

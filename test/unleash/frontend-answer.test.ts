@@ -3,7 +3,7 @@
 // type, and the context's mapping from a query or a body onto Flagwire's targeting key, cohort and
 // attributes.
 import t from 'tap';
-import { compileVariants } from '../../src/eval-engine/variants.js';
+import { compileVariants } from '../../src/evaluation/engine/variants.js';
 import { kUnleashFields, UnleashContext } from '../../src/unleash/context.js';
 import { payloadOf, toggleOf } from '../../src/unleash/frontend-answer.js';
 import { random } from '../helpers/seeded-random.js';

@@ -220,7 +220,7 @@ t.test('every imported flag answers every context as Unleash does: the SDK on Fl
           context: {
             ...properties,
             env,
-            // As Flagwire's flat contexts give Unleash's (src/unleash-rules/fields.ts): userId the targeting key, sessionId an attribute.
+            // As Flagwire's flat contexts give Unleash's (src/unleash/rules/fields.ts): userId the targeting key, sessionId an attribute.
             ...(context.userId === undefined ? {} : { targetingKey: context.userId }),
             ...(context.sessionId === undefined ? {} : { sessionId: context.sessionId }),
           },

@@ -17,7 +17,7 @@ import type { Context, Unleash } from 'unleash-client';
 import { startUnleashSdk } from '../helpers/unleash-sdk.js';
 import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { jsonBody } from '../../src/model/request-body.js';
-import { modelWarnings } from '../../src/unleash-rules/model-problems.js';
+import { modelWarnings } from '../../src/unleash/rules/model-problems.js';
 // Some 20,000 requests: over kept-alive node:http, far cheaper for this process than fetch.
 import { keptAliveCall as call } from '../helpers/http.js';
 import { startWorldServer } from '../helpers/world-server.js';

@@ -16,8 +16,8 @@ import fc from 'fast-check';
 import t from 'tap';
 import { normalizedStrategyValue, normalizedVariantValue } from 'unleash-client/lib/strategy/util.js';
 import { bucketPrefix, keyHash } from '../../src/bytes/bucket-hash.js';
-import { bucket } from '../../src/eval-engine/bucket.js';
-import { compileState, evaluateState, type EvalContext } from '../../src/eval-engine/evaluate.js';
+import { bucket } from '../../src/evaluation/engine/bucket.js';
+import { compileState, evaluateState, type EvalContext } from '../../src/evaluation/engine/evaluate.js';
 import { randomId } from '../../src/model/ids.js';
 import { type ClientFeaturesInput, featureInUnleash } from '../../src/unleash/client-features.js';
 import { singleFlagRecord } from '../helpers/flag-record.js';
@@ -44,7 +44,7 @@ t.test('the 32-bit hash and the bucket: the SDK’s and Flagwire’s agree bit f
       if (flagwire !== sdk) throw new Error(`hash of ${JSON.stringify(`${id}:${key}`)}: Flagwire ${flagwire}, the SDK ${sdk}`);
       // Unleash's normalized value counts from 1, Flagwire's bucket from 0.
       if (normalizedStrategyValue(key, id) !== bucket(id, key) + 1) throw new Error(`bucket of ${id}:${key}`);
-      // The variant hash of Unleash's model (src/unleash-rules/feature.ts), whole: % 2^32 leaves it as it is.
+      // The variant hash of Unleash's model (src/unleash/rules/feature.ts), whole: % 2^32 leaves it as it is.
       const variant = keyHash(bucketPrefix(id, kVariantSeed), key);
       if (normalizedVariantValue(key, id, 2 ** 32) !== variant + 1) throw new Error(`variant hash of ${id}:${key}`);
       checked++;

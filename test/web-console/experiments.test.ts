@@ -9,7 +9,7 @@
 // the day's first look; axe-core's WCAG 2.2 AA rules pass on both pages at 1,280 and 390 px, light and dark.
 import { OpenFeature } from '@openfeature/server-sdk';
 import t from 'tap';
-import { bucket } from '../../src/eval-engine/bucket.js';
+import { bucket } from '../../src/evaluation/engine/bucket.js';
 import { FlagwireEvents } from '../../src/provider/events.js';
 import { FlagwireProvider } from '../../src/provider/provider.js';
 import { call } from '../helpers/http.js';

@@ -11,7 +11,7 @@ import type { WebhookDelivery } from '../../src/webhooks/webhook.js';
 import { kDroppedError, kKeptDeliveries, kMaxOutboxBytes, kMaxPendingDeliveries } from '../../src/webhooks/webhook-commands.js';
 import { refusedCommand } from '../helpers/refused.js';
 import { tempDataDir } from '../helpers/server.js';
-import { runCommand } from '../../src/writer-thread/commands.js';
+import { runCommand } from '../../src/writer/thread/commands.js';
 import { buildWorld } from '../helpers/world.js';
 import {
   deletePayload,

@@ -14,7 +14,7 @@ import { WriterClient } from '../../src/writer/client.js';
 import { holdLock } from '../helpers/hold-lock.js';
 import { tempDataDir } from '../helpers/server.js';
 import { kOperator } from '../../src/actor/audit-actor.js';
-import { listOrgs } from '../../src/model-records/org-records.js';
+import { listOrgs } from '../../src/model/records/org-records.js';
 
 const kTimeoutMs = 300;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

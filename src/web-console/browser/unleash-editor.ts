@@ -2,7 +2,7 @@
 // (unleash-sentences.ts) and, for an editor, a form that edits a copy of the model: strategies added,
 // removed and reordered, their parameters, constraints (every operator of the client specification),
 // segments and variants, and the feature's variants. Saving sends the whole model in the flag's PATCH
-// (the API replaces the model whole); the server checks it (src/unleash-rules/model-problems.ts) and a
+// (the API replaces the model whole); the server checks it (src/unleash/rules/model-problems.ts) and a
 // refusal's every problem is shown beside the part it names, nothing saved; a model changed since the
 // page was drawn is not overwritten (the save reads it again first). Segment definitions,
 // variant overrides and dependencies are kept as they are: the API edits them.

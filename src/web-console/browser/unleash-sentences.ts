@@ -44,7 +44,7 @@ export const kOperatorWords: Readonly<Record<UnleashOperator, string>> = {
 
 /**
  * The operators whose operands are a list (`values`); the others take one (`value`), as
- * src/unleash-rules/model-problems.ts reads them. A copy: a browser loads only this folder's modules
+ * src/unleash/rules/model-problems.ts reads them. A copy: a browser loads only this folder's modules
  * (src/web-console/assets.ts), and test/web-console/browser/unleash-editor.test.ts pins it to the server's check.
  */
 export const kListOperators: ReadonlySet<string> = new Set(['IN', 'NOT_IN', 'STR_CONTAINS', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'IN_CIDR']);

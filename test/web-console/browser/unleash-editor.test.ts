@@ -6,7 +6,7 @@
 import '../../helpers/browser-dom.js';
 import t from 'tap';
 import { kUnleashOperators, type UnleashModel } from '../../../src/model/unleash-model.js';
-import { modelProblems } from '../../../src/unleash-rules/model-problems.js';
+import { modelProblems } from '../../../src/unleash/rules/model-problems.js';
 import { modelProblemsOf, unleashSection } from '../../../src/web-console/browser/unleash-editor.js';
 import { constraintSentence } from '../../../src/web-console/browser/unleash-sentences.js';
 import type { FlagPageView, FlatState } from '../../../src/web-console/browser/views.js';
