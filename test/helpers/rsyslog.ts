@@ -32,11 +32,13 @@ export class TestRsyslog {
       [
         // Audit entries can be longer than its default of 8 KiB (docs/audit-stream.md).
         `global(workDirectory="${join(dir, 'work')}" maxMessageSize="1m")`,
+        // The receiver docs/audit-stream.md recommends: a direct main queue, so a message is in the file
+        // before the next is read (imrelp answers it only then) and nothing read waits in a queue that a
+        // full queue's enqueue timeout or a stop past the shutdown timeout would drop.
+        'main_queue(queue.type="Direct")',
         ...(transport === 'tcp'
           ? ['module(load="imtcp")', `input(type="imtcp" port="${port}" address="127.0.0.1")`]
-          : // The receiver docs/audit-stream.md recommends for RELP: a direct main queue, so imrelp answers a
-            // message once the file has it, and nothing it answered is still queued when it stops.
-            ['main_queue(queue.type="Direct")', 'module(load="imrelp")', `input(type="imrelp" port="${port}" address="127.0.0.1")`]),
+          : ['module(load="imrelp")', `input(type="imrelp" port="${port}" address="127.0.0.1")`]),
         'template(name="raw" type="string" string="%rawmsg%\\n")',
         `*.* action(type="omfile" file="${this.output}" template="raw")`,
         '',
