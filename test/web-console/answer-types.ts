@@ -15,6 +15,7 @@ import type { clientKeysView } from '../../src/client-keys/console-routes.js';
 import type { fragmentsView } from '../../src/fragments/console-routes.js';
 import type { scimView } from '../../src/scim/console-routes.js';
 import type { experimentResultsPageView, experimentsView } from '../../src/experiments/console-routes.js';
+import type { flagCodeRefsView, missingKeysView } from '../../src/code-refs/console-routes.js';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** Mutually assignable, and no field the other lacks (an optional field would pass assignability). */
@@ -33,6 +34,8 @@ export type AnswerChecks = [
   Holds<Answers<ReturnType<typeof clientKeysView>, Declared.ClientKeysView>>,
   Holds<Answers<ReturnType<typeof fragmentsView>, Declared.FragmentsView>>,
   Holds<Answers<ReturnType<typeof lifecyclePageView>, Declared.LifecyclePageView>>,
+  Holds<Answers<ReturnType<typeof flagCodeRefsView>, Declared.FlagCodeRefsView>>,
+  Holds<Answers<ReturnType<typeof missingKeysView>, Declared.MissingKeysView>>,
   Holds<Answers<ReturnType<typeof projectView>, Declared.ProjectView>>,
   Holds<Answers<ReturnType<typeof flagView>, Declared.FlagPageView>>,
   Holds<Answers<ReturnType<typeof requestsView>, Declared.RequestsView>>,

@@ -34,6 +34,8 @@ export type {
 } from '../../approvals/console-answers.js';
 /** The SCIM page's answer: the scim capability's (src/scim/console-routes.ts). */
 export type { ScimView } from '../../scim/console-answers.js';
+/** The code reference sections' answers: the code-refs capability's (src/code-refs/console-routes.ts). */
+export type { FlagCodeRefsView, MissingKeysView } from '../../code-refs/console-answers.js';
 /** The playground's answer: the evaluation capability's (src/evaluation/console-routes.ts). */
 export type { PlaygroundResult, PlaygroundView } from '../../evaluation/console-answers.js';
 

@@ -29,6 +29,8 @@ export type {
   WebhooksView,
   FragmentsView,
   LifecyclePageView,
+  FlagCodeRefsView,
+  MissingKeysView,
   ExperimentsView,
   ExperimentResultsPageView,
   ScimView,
