@@ -1,4 +1,4 @@
-// A project's flags, and one flag (its state per environment, texts, deletion).
+// A project's flags, and one flag (its state per environment, texts, deletion, where code reads it).
 import {
   api,
   dataTable,
@@ -16,6 +16,7 @@ import {
 import { formatTime } from '../../words/time.js';
 import { confirmProtected, crumbs, emptyState, projectTabs, show, toForm } from './shell.js';
 import { changeFlag } from './flag-change.js';
+import { codeRefsSection } from './code-refs-section.js';
 import { savedWithUndo, settingSavedWithUndo } from './flag-undo.js';
 import { rolloutSection } from './rollout-section.js';
 import { rulePlayground } from './rule-playground.js';
@@ -24,7 +25,7 @@ import { scheduleSection } from './schedule-section.js';
 import { unleashSection } from './unleash-editor.js';
 import { variantsForm } from './variant-editor.js';
 import { approvalsText, inEnvironments } from './requests-page.js';
-import type { FlagPageView, FlagPlansView, FlagRequestsView, FlagView, FlatState, ProjectView } from './views.js';
+import type { FlagCodeRefsView, FlagPageView, FlagPlansView, FlagRequestsView, FlagView, FlatState, ProjectView } from './views.js';
 
 /** A state's percentage, cohorts, audience (by name: `audiences`, id to name) and variants at a glance (without on/off); a state in Unleash's model, its strategies' count. */
 function stateDetail(state: FlatState, audiences: ReadonlyMap<string, string>): string {
@@ -335,6 +336,7 @@ export async function flagPage(flagId: string): Promise<void> {
   // Read once the flag is known to be there: an unknown flag is one 404, its "Not found" page.
   const data: FlagPageView = { ...flagAnswer, ...(await api<FlagPlansView>('GET', `flags/${id}/plans`)) };
   const pending = await api<FlagRequestsView>('GET', `flags/${id}/requests`);
+  const codeRefs = await api<FlagCodeRefsView>('GET', `flags/${id}/code-refs`);
   const { flag, project, can } = data;
   const reload = onThisPage(() => flagPage(flagId).catch(sayError));
   // Each state's form, then its variants (shown to a reader only where there are some), then, where it
@@ -375,6 +377,7 @@ export async function flagPage(flagId: string): Promise<void> {
     ...states,
     scheduleSection(data, reload),
     rolloutSection(data, reload),
+    codeRefsSection(codeRefs),
     can.editFlags ? flagSettings(data, reload) : null,
   );
 }

@@ -1,11 +1,13 @@
 // A project's flag lifecycle (docs/web-console.md; issue 99): what to remove this week, by owner (the
 // flags ready to archive), every flag in service by its stage, and the archived flags. Archive and
 // Restore are offered to those who may change flags; in a guarded environment they open a change
-// request, as any change there does. The stages are the server's (src/flags/lifecycle.ts).
+// request, as any change there does. The stages are the server's (src/flags/lifecycle.ts). Last, the
+// keys code reads that are no flags (code-refs-section.ts).
 import { api, dataTable, h, onThisPage, say, sayError } from './dom.js';
 import { formatTime } from '../../words/time.js';
 import { crumbs, emptyState, projectTabs, show } from './shell.js';
-import type { LifecyclePageView } from './views.js';
+import type { LifecyclePageView, MissingKeysView } from './views.js';
+import { missingKeysSection } from './code-refs-section.js';
 
 type Row = LifecyclePageView['flags'][number];
 
@@ -21,6 +23,7 @@ const kStageWords: Readonly<Record<Row['stage'], string>> = {
 
 export async function lifecyclePage(projectId: string): Promise<void> {
   const data = await api<LifecyclePageView>('GET', `projects/${encodeURIComponent(projectId)}/lifecycle`);
+  const missing = await api<MissingKeysView>('GET', `projects/${encodeURIComponent(projectId)}/code-refs/missing`);
   const { project, can } = data;
   const reload = onThisPage(() => lifecyclePage(projectId));
   const act = async (row: Row, verb: 'archive' | 'restore') => {
@@ -74,6 +77,7 @@ export async function lifecyclePage(projectId: string): Promise<void> {
     archived.length === 0
       ? emptyState('No archived flag. An archived flag keeps its name, history and audit; nothing serves it until it is restored.')
       : table('Archived flags', archived, (f) => button(f, 'restore')),
+    missingKeysSection(missing),
   );
 }
 
