@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { cli } from '../helpers/cli.js';
+import { codeReference } from '../helpers/code-reference.js';
 import { call } from '../helpers/http.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 import { startWorldServer } from '../helpers/world-server.js';
@@ -16,19 +17,7 @@ const { server, world } = await startWorldServer(t);
 const { secrets } = world;
 const api = (method: string, path: string, token: string, body?: unknown) => call(server.baseUrl, method, path, { token, body });
 
-const reference = (key: string | null, line: number) => ({
-  file: 'src/app.ts',
-  line,
-  column: 30,
-  language: 'typescript',
-  sdk: 'openfeature',
-  method: 'getBooleanValue',
-  kind: key === null ? 'unknown' : 'literal',
-  key,
-  expression: key === null ? 'keyOf(user)' : `'${key}'`,
-  context: [`if (await client.getBooleanValue('${key}', false)) {`],
-  contextStart: line,
-});
+const reference = codeReference;
 
 t.test('a write token pushes a branch; the next push of it replaces it; a read token reads a flag back', async (t) => {
   const refused = await api('POST', '/api/v1/code-refs', secrets.read, {
