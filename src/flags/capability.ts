@@ -1,7 +1,7 @@
 // Flags as a capability (src/capability/capability.ts): a project's flags, created, changed and deleted,
 // the evaluations the workers counted, and the shared fragments their rules name (the records; the
 // fragments capability makes and changes them).
-import { kFlagRecords, kUsageRecords } from './records/flag-store.js';
+import { kEnvironmentUsageRecords, kFlagRecords, kUsageRecords } from './records/flag-store.js';
 import { defineCapability } from '../capability/capability.js';
 import { kFlagCommands } from './command-table.js';
 import { kFlagAuditActions } from './audit-actions.js';
@@ -15,8 +15,8 @@ import { FlagLifecycle, LifecycleList, LifecyclePatch } from './lifecycle-shapes
 
 export const kFlags = defineCapability({
   name: 'flags',
-  databases: ['flags', 'usage', 'fragments'],
-  records: [kFlagRecords, kUsageRecords, kFragmentRecords],
+  databases: ['flags', 'usage', 'usageByEnvironment', 'fragments'],
+  records: [kFlagRecords, kUsageRecords, kEnvironmentUsageRecords, kFragmentRecords],
   commands: kFlagCommands,
   routes: async () => (await import('./routes.js')).kFlagApiRoutes,
   schemas: {

@@ -1,11 +1,11 @@
 // The facts of a flag's lifecycle stage (lifecycle.ts) as the server knows them, and the view the
 // Management API, the command line and the web console show of it (docs/api.md: Flag lifecycle).
 import { effectiveState, type EffectiveState } from './records/flag-state.js';
-import { usageKnown, type Flag, type FlagUsage } from '../model/flags.js';
+import { countedHours, type EnvironmentUsage, kSingleState, usageKnown, type Flag, type FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
 import { lifecycleStage, lifetimeOf, type LifecycleStage } from './lifecycle.js';
 import type { StoreReader } from '../store/interfaces.js';
-import { getUsage, listAllFlags } from './records/flag-store.js';
+import { getUsage, listAllFlags, listEnvironmentUsage } from './records/flag-store.js';
 import type { FlagLifecycle } from './lifecycle-shapes.js';
 import { flagdServingIn } from './flagd-serving.js';
 import { getOrg } from '../model/records/org-records.js';
@@ -52,8 +52,21 @@ export function projectFacts(r: StoreReader, project: Project, now: number): Pro
   };
 }
 
+/** A flag's usage as its lifecycle shows it: the totals, and each environment's (with their hours when `withHours`). */
+export interface UsageView {
+  total: FlagUsage | undefined;
+  environments: readonly EnvironmentUsage[];
+  withHours: boolean;
+}
+
+/** The flag's usage as the store has it; `withHours`: a single flag's read, not a list's. */
+function usageView(r: StoreReader, flagId: string, withHours: boolean): UsageView {
+  return { total: getUsage(r, flagId), environments: listEnvironmentUsage(r, flagId), withHours };
+}
+
 /** The flag's lifecycle as the API shows it: its stage from the facts the server has. */
-export function lifecycleView(flag: Flag, project: Project, usage: FlagUsage | undefined, now: number, facts: ProjectFacts): FlagLifecycle {
+export function lifecycleView(flag: Flag, project: Project, view: UsageView, now: number, facts: ProjectFacts): FlagLifecycle {
+  const usage = view.total;
   const lifetime = lifetimeOf(flag);
   const lastEvaluatedAt = usage?.lastEvaluatedAt ?? null;
   const known = facts.usageKnown(flag);
@@ -81,12 +94,20 @@ export function lifecycleView(flag: Flag, project: Project, usage: FlagUsage | u
     lastEvaluatedAt,
     usageKnown: known,
     codeReferences: codeReferences ?? null,
+    evaluations: usage?.evaluations ?? 0,
+    ...(view.withHours ? { hours: countedHours(usage?.hours, now) } : {}),
+    environments: view.environments.map((env) => ({
+      environment: env.environment === kSingleState ? null : env.environment,
+      evaluations: env.evaluations,
+      lastEvaluatedAt: env.lastEvaluatedAt,
+      ...(view.withHours ? { hours: countedHours(env.hours, now) } : {}),
+    })),
   };
 }
 
 /** One flag's lifecycle, with its project's facts read for it. */
 export function flagLifecycle(r: StoreReader, flag: Flag, project: Project, now: number): FlagLifecycle {
-  return lifecycleView(flag, project, getUsage(r, flag.id), now, projectFacts(r, project, now));
+  return lifecycleView(flag, project, usageView(r, flag.id, true), now, projectFacts(r, project, now));
 }
 
 /** Which flags a project's lifecycle list keeps: null keeps every one. */
@@ -99,6 +120,6 @@ export interface LifecycleFilter {
 export function projectLifecycle(r: StoreReader, project: Project, now: number, only: LifecycleFilter): FlagLifecycle[] {
   const facts = projectFacts(r, project, now);
   return listAllFlags(r, project.id)
-    .map((flag) => lifecycleView(flag, project, getUsage(r, flag.id), now, facts))
+    .map((flag) => lifecycleView(flag, project, usageView(r, flag.id, false), now, facts))
     .filter((view) => (only.stage === null || view.stage === only.stage) && (only.owner === null || view.owner === only.owner));
 }

@@ -6,6 +6,24 @@ import { kLifecycleStages } from './lifecycle.js';
 
 const Millis = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
+/** Shown by GET and PATCH /api/v1/flags/{id}/lifecycle only (a list would carry every flag's week). */
+const CountedHours = Type.Array(
+  Type.Object({
+    hour: Type.Number({ description: "The hour's start, Unix ms (UTC)" }),
+    evaluations: Type.Integer({ minimum: 1 }),
+  }),
+  { description: 'The hours of the last week with evaluations, oldest first (each evaluation in the hour it was made)' },
+);
+
+const EnvironmentUsage = Type.Object({
+  environment: Type.Union([Type.String(), Type.Null()], {
+    description: "The environment evaluated; null: a single flag's one state (a single-environment project)",
+  }),
+  evaluations: Type.Integer({ minimum: 0 }),
+  lastEvaluatedAt: Type.Number({ description: 'The latest evaluation counted there, Unix ms' }),
+  hours: Type.Optional(CountedHours),
+});
+
 export const FlagLifecycle = Type.Object(
   {
     id: Type.String({ description: 'Flag id' }),
@@ -25,6 +43,12 @@ export const FlagLifecycle = Type.Object(
     }),
     codeReferences: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description: 'References found in code by the latest scan; null: never scanned',
+    }),
+    evaluations: Type.Integer({ minimum: 0, description: 'Evaluations counted since the flag was created (up to a minute behind)' }),
+    hours: Type.Optional(CountedHours),
+    environments: Type.Array(EnvironmentUsage, {
+      description:
+        'Its evaluations per environment, each environment it was counted in (counted since per-environment usage was kept: the totals may hold more)',
     }),
   },
   { description: "A flag's lifecycle: its type, owner and lifetime (defaults resolved) and its stage" },

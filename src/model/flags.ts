@@ -159,18 +159,21 @@ const kHourMs = 3600 * 1000;
 
 /**
  * `evaluations` more in the hour of `at`, over `hours` (undefined: none yet): a new record, at most
- * kUsageHours long. A flush's counts span at most a minute, so they are put in the hour of its latest
- * evaluation; counts for an hour older than the record's newest are added to that older hour while it is
- * kept (two nodes flush in any order), and dropped once it is not.
+ * kUsageHours long. A count's evaluations are all in the hour of its latest (UsageCount). A count for an
+ * hour before the record's newest is added to that hour while it is in the week up to the newest, also
+ * before the record's first hour (two nodes flush in any order: the same record either way), and
+ * dropped once it is not.
  */
 export function addToHours(hours: UsageHours | undefined, evaluations: number, at: number): UsageHours {
-  const hour = Math.floor(at / kHourMs);
+  const hour = usageHour(at);
   if (hours === undefined) return { lastHour: hour, counts: [evaluations] };
   if (hour <= hours.lastHour) {
+    if (hours.lastHour - hour >= kUsageHours) return hours;
+    // An hour before the record's first (another node's flush came later) is kept too: zeros fill the gap.
     const index = hours.counts.length - 1 - (hours.lastHour - hour);
-    if (index < 0) return hours;
-    const counts = [...hours.counts];
-    counts[index] = saturatingSum(counts[index]!, evaluations);
+    const counts = index < 0 ? [...new Array<number>(-index).fill(0), ...hours.counts] : [...hours.counts];
+    const at = Math.max(index, 0);
+    counts[at] = saturatingSum(counts[at]!, evaluations);
     return { lastHour: hours.lastHour, counts };
   }
   const gap = Math.min(hour - hours.lastHour, kUsageHours);
@@ -182,12 +185,21 @@ export function addToHours(hours: UsageHours | undefined, evaluations: number, a
 export function hourlySeries(hours: UsageHours | undefined, now: number, n: number): number[] {
   const series = new Array<number>(n).fill(0);
   if (hours === undefined) return series;
-  const nowHour = Math.floor(now / kHourMs);
+  const nowHour = usageHour(now);
   for (let i = 0; i < hours.counts.length; i++) {
     const age = nowHour - (hours.lastHour - (hours.counts.length - 1 - i));
     if (age >= 0 && age < n) series[n - 1 - age] = hours.counts[i]!;
   }
   return series;
+}
+
+/** The hours with evaluations among the last kUsageHours up to `now`'s, oldest first: each hour's start (Unix ms) and count. */
+export function countedHours(hours: UsageHours | undefined, now: number): { hour: number; evaluations: number }[] {
+  const series = hourlySeries(hours, now, kUsageHours);
+  const first = usageHour(now) - (kUsageHours - 1);
+  const counted: { hour: number; evaluations: number }[] = [];
+  for (let i = 0; i < series.length; i++) if (series[i]! > 0) counted.push({ hour: (first + i) * kHourMs, evaluations: series[i]! });
+  return counted;
 }
 
 /** A flag is stale (docs/operations.md: Flag usage) when not evaluated for this many days, unless told otherwise. */
@@ -251,7 +263,7 @@ export function saturatingSum(a: number, b: number): number {
  * the main thread's pending flush, the writer's stored totals): evaluations add up, the latest time wins.
  * `total` undefined is no usage yet. Returns a new record; neither argument is changed.
  */
-export function mergeUsage(total: FlagUsage | undefined, count: FlagUsage): FlagUsage {
+export function mergeUsage(total: FlagUsage | undefined, count: Pick<FlagUsage, 'flagId' | 'evaluations' | 'lastEvaluatedAt'>): FlagUsage {
   if (total === undefined) return { flagId: count.flagId, evaluations: count.evaluations, lastEvaluatedAt: count.lastEvaluatedAt };
   return {
     flagId: count.flagId,
@@ -261,11 +273,47 @@ export function mergeUsage(total: FlagUsage | undefined, count: FlagUsage): Flag
 }
 
 /** A flag's stored totals after a count is recorded: mergeUsage, and the count added to its hour (the console's chart). */
-export function recordedUsage(total: FlagUsage | undefined, count: FlagUsage): FlagUsage {
+export function recordedUsage(
+  total: FlagUsage | undefined,
+  count: Pick<FlagUsage, 'flagId' | 'evaluations' | 'lastEvaluatedAt'>,
+): FlagUsage {
   return { ...mergeUsage(total, count), hours: addToHours(total?.hours, count.evaluations, count.lastEvaluatedAt) };
 }
 
-/** mergeUsage into a map of totals by flag id. */
-export function addUsage(totals: Map<string, FlagUsage>, count: FlagUsage): void {
-  totals.set(count.flagId, mergeUsage(totals.get(count.flagId), count));
+/**
+ * Evaluations of one flag in one environment, every one of them in the hour of `lastEvaluatedAt`: what
+ * every path counts and sends to the writer (the eval workers, Unleash's SDKs, the provider, relays).
+ * Each counter cuts its counts at the hour (a new count per hour), so a count's hour is exact.
+ */
+export interface UsageCount {
+  flagId: string;
+  /** The environment evaluated; kSingleState for a single flag's one state (docs/decisions.md: Usage per environment). */
+  environment: string;
+  evaluations: number;
+  lastEvaluatedAt: number;
+}
+
+/** The environment a single flag's (kind 'flag') usage is counted under: its one state, which no environment name is. */
+export const kSingleState = '';
+
+/** One flag's usage in one environment, kept beside its totals (FlagUsage), with its hours. */
+export interface EnvironmentUsage extends FlagUsage {
+  /** As UsageCount's: kSingleState for a single flag. */
+  environment: string;
+}
+
+/** The hour (since 1970, UTC) of `at`, Unix ms: the unit usage is counted in. */
+export function usageHour(at: number): number {
+  return Math.floor(at / kHourMs);
+}
+
+/** Adds `count` to the pending counts, summed by flag, environment and hour (the one key counts merge under). */
+export function addCount(pending: Map<string, UsageCount>, count: UsageCount): void {
+  const key = `${count.flagId}\n${count.environment}\n${usageHour(count.lastEvaluatedAt)}`;
+  const held = pending.get(key);
+  if (held === undefined) pending.set(key, { ...count });
+  else {
+    held.evaluations = saturatingSum(held.evaluations, count.evaluations);
+    held.lastEvaluatedAt = Math.max(held.lastEvaluatedAt, count.lastEvaluatedAt);
+  }
 }

@@ -158,6 +158,7 @@ export class OfrepEvaluator {
     if (state === kEnvUnknown) {
       return out.put(400, ofrepFailureBody(key, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this flag; ${entry.validEnvs}.`));
     }
+    this.engine.count(state);
     const answer = ofrepAnswer(state, ctx, this.engine.audiencesAllowed(entry.org), this.engine.batchTime);
     if (typeof answer === 'number') return out.put(answer < kSlotAudiencePlan ? 200 : 400, flagBody(entry, state, answer, byName));
     out.put(answer.errorCode === undefined ? 200 : 400, variantBody(entry, state, answer, byName));
@@ -193,6 +194,7 @@ export class OfrepEvaluator {
         ofrepFailureBody(null, 'INVALID_CONTEXT', `Unknown environment "${ctx.env}" for this project; ${entry.validEnvs}.`),
       );
     }
+    this.engine.countProject(entry, env);
     const audiencesAllowed = this.engine.audiencesAllowed(entry.org);
     const tag = projectReadsClock(entry) ? null : contextTag(entry, body, audiencesAllowed);
     // What a client that holds this context's answer sends back: answered before anything is evaluated.

@@ -11,6 +11,8 @@
 export interface UsageEntry {
   flag: string;
   variant?: string;
+  /** The environment evaluated, a relay's (the provider names its own with ?env=). */
+  env?: string;
   evaluations: number;
   lastEvaluatedAt: number;
 }

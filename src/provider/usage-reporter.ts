@@ -3,7 +3,8 @@
 // reads and a set, by flag id and variant (a new pair allocates its entry, nothing else does). Every
 // `flushIntervalMs`, and at close, the counts are cut into a batch under an id of its own and sent to
 // POST /v1/usage/{project}[?env=] with the provider's token, sent again until answered (the server counts
-// an id once: src/usage-reports). Bounded both ways: past `maxKeys` flag and variant pairs in one
+// an id once: src/usage-reports). The counts are also cut at each hour's end, timed at its last
+// millisecond, so the server puts each in the hour it was made in (usage is kept per hour). Bounded both ways: past `maxKeys` flag and variant pairs in one
 // interval a new pair's evaluations are dropped, and past `maxPendingBatches` unanswered batches the
 // oldest is; both are counted in `dropped`, never grown.
 import type { Logger } from '@openfeature/server-sdk';
@@ -15,6 +16,7 @@ const kDefaultFlushMs = 60_000;
 const kDefaultPendingBatches = 60;
 const kDefaultCloseMs = 5000;
 const kSendTimeoutMs = 30_000;
+const kHourMs = 3600 * 1000;
 
 /** Counts by flag id, then variant ('' for an answer without one): the hot path's only state. */
 export class UsageCounts {
@@ -62,6 +64,7 @@ export class UsageReporter {
   readonly counts: UsageCounts;
   private readonly sender: UsageBatchSender;
   private readonly timer: NodeJS.Timeout;
+  private hourTimer: NodeJS.Timeout;
   private readonly closeTimeoutMs: number;
   private droppedUnsent = 0;
 
@@ -80,6 +83,25 @@ export class UsageReporter {
     });
     this.timer = setInterval(() => void this.flush(), options.flushIntervalMs ?? kDefaultFlushMs);
     this.timer.unref();
+    this.hourTimer = this.cutAtHourEnd();
+  }
+
+  /** A timer that cuts the counts at the end of this hour (each batch entry is of one hour), then at the next's. */
+  private cutAtHourEnd(): NodeJS.Timeout {
+    const now = Date.now();
+    const hourEnd = (Math.floor(now / kHourMs) + 1) * kHourMs;
+    const timer = setTimeout(() => {
+      this.cut(hourEnd - 1, Date.now());
+      this.hourTimer = this.cutAtHourEnd();
+    }, hourEnd - now);
+    timer.unref();
+    return timer;
+  }
+
+  /** The counts so far as a batch of entries timed `at`, queued to send. */
+  private cut(at: number, now: number): void {
+    const entries = this.counts.take(at);
+    if (entries.length > 0) this.sender.add(entries, now);
   }
 
   /** Evaluations counted and never reported: past the bounds, or refused by the server. */
@@ -90,14 +112,14 @@ export class UsageReporter {
   /** Cuts the counts into a batch and sends every waiting batch; true when none is left waiting. */
   flush(signal?: AbortSignal): Promise<boolean> {
     const now = Date.now();
-    const entries = this.counts.take(now);
-    if (entries.length > 0) this.sender.add(entries, now);
+    this.cut(now, now);
     return this.sender.flush(now, signal);
   }
 
   /** The last flush: tried again after a failure (pauses of 0.1 s doubling to 1 s) until closeTimeoutMs. */
   async close(): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.hourTimer);
     const signal = AbortSignal.timeout(this.closeTimeoutMs);
     let pauseMs = 100;
     while (!(await this.flush(signal)) && !signal.aborted) {

@@ -1,12 +1,14 @@
 // A relay's flag usage, sent upstream (docs/deployment.md: relays): what its eval workers counted, and
 // Unleash SDKs reported to it, goes to its upstream's POST /v1/relay/usage with its relay key, in
-// batches the upstream counts once each (src/usage-reports): each flush's counts are one batch, sent
+// batches the upstream counts once each (src/usage-reports), each entry one flag's count in one
+// environment and hour (its `env`, absent for a single flag): each flush's counts are one batch, sent
 // again at the next flush until answered, so what a relay answers is counted once, upstream. A relay of
 // a relay sends to the relay above, which forwards them in its own batches.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { UsageDestination } from '../evaluation/engine/usage.js';
 import { UsageBatchSender } from '../provider/usage-batches.js';
+import { kSingleState } from '../model/flags.js';
 
 /** Flushes (a minute each) a relay keeps unanswered at most; past them the oldest is dropped and logged. */
 const kMaxPendingBatches = 60;
@@ -26,7 +28,12 @@ export function forwardedUsage(upstream: NonNullable<Config['upstream']>, log: P
     async take(counts) {
       const now = Date.now();
       sender.add(
-        counts.map((count) => ({ flag: count.flagId, evaluations: count.evaluations, lastEvaluatedAt: count.lastEvaluatedAt })),
+        counts.map((count) => ({
+          flag: count.flagId,
+          ...(count.environment === kSingleState ? {} : { env: count.environment }),
+          evaluations: count.evaluations,
+          lastEvaluatedAt: count.lastEvaluatedAt,
+        })),
         now,
       );
       await sender.flush(now);

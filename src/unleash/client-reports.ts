@@ -2,7 +2,7 @@
 // values, and their counts as Flagwire's flag usage. The shapes are Unleash's client specification's, as
 // unleash-client-node sends them and Unleash Edge reads them: fields Flagwire does not read are allowed
 // and not kept (an SDK's newer fields must not make it warn).
-import type { Flag, FlagUsage } from '../model/flags.js';
+import { type Flag, kSingleState, type UsageCount } from '../model/flags.js';
 import { type Static, Type } from '../typebox.js';
 
 /** What one report may say per flag and answer: a count in 31 bits, as the SDKs keep it. */
@@ -63,18 +63,19 @@ export const UnleashClientMetrics = Type.Object(
 export type UnleashClientMetrics = Static<typeof UnleashClientMetrics>;
 
 /**
- * The report's counts as flag usage, `at` the time they are received: each named flag of the project's
- * `flags` counted yes + no times (its evaluations by the SDK), at most kMaxReportCount; a name that is not one of them, or a
- * flag counted zero times, counts nothing.
+ * The report's counts as flag usage, `at` the time they are received, in `environment` (the token's; null:
+ * a single-environment project): each named flag of the project's `flags` counted yes + no times (its
+ * evaluations by the SDK), at most kMaxReportCount; a name that is not one of them, or a flag counted
+ * zero times, counts nothing.
  */
-export function usageOfReport(report: UnleashClientMetrics, flags: readonly Flag[], at: number): FlagUsage[] {
+export function usageOfReport(report: UnleashClientMetrics, flags: readonly Flag[], environment: string | null, at: number): UsageCount[] {
   const toggles = report.bucket?.toggles ?? {};
-  const counts: FlagUsage[] = [];
+  const counts: UsageCount[] = [];
   for (const flag of flags) {
     // Own properties only: a flag named "constructor" is not counted from Object.prototype.
     const counted = Object.hasOwn(toggles, flag.name) ? toggles[flag.name]! : undefined;
     const evaluations = counted === undefined ? 0 : Math.min(counted.yes + counted.no, kMaxReportCount);
-    if (evaluations > 0) counts.push({ flagId: flag.id, evaluations, lastEvaluatedAt: at });
+    if (evaluations > 0) counts.push({ flagId: flag.id, environment: environment ?? kSingleState, evaluations, lastEvaluatedAt: at });
   }
   return counts;
 }

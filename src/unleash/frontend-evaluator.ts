@@ -133,6 +133,7 @@ export class FrontendEvaluator {
     if (!project.found) return { status: 404, body: project.body };
     const env = projectEnv(project, key.environment);
     if (env === kEnvMissing || env === kEnvUnknown) return environmentGone(key);
+    engine.countProject(project, env);
     ctx.env = env;
     const audiencesAllowed = engine.audiencesAllowed(project.org);
     this.listFlags = byName(project);
@@ -162,6 +163,7 @@ export class FrontendEvaluator {
     }
     const state = stateInEnv(flag, key.environment);
     if (state === kEnvMissing || state === kEnvUnknown) return environmentGone(key);
+    engine.count(state);
     ctx.env = key.environment;
     out.open();
     out.push(toggleBody(flag, decideToggle(state, ctx, engine.audiencesAllowed(flag.org), engine.batchTime)));

@@ -166,8 +166,8 @@ export const kUnleashRoutes = {
         route,
         kMetricsPath,
         kMetrics,
-        (report, project, now) => {
-          const counts = usageOfReport(report, listFlags(deps.store, project), now);
+        (report, project, environment, now) => {
+          const counts = usageOfReport(report, listFlags(deps.store, project), environment, now);
           if (counts.length > 0) deps.usage.addUsage(counts);
         },
         true,
@@ -189,14 +189,14 @@ function reportDocs(operationId: string, summary: string, schema: TSchema): Serv
 /**
  * A report's route: the body read within the body budget, the token granted, the report charged to its
  * project in the process's report limiter (when `limited`), the body checked against `validator`, then
- * `take` (the project's id) and 202; every refusal in the Management API's envelope.
+ * `take` (the project's id and the token's environment) and 202; every refusal in the Management API's envelope.
  */
 function reportHandler<T>(
   deps: ServiceRouteDeps,
   route: number,
   path: string,
   validator: { check(value: unknown): value is T; problems(value: unknown): string[] },
-  take: (report: T, projectId: string, now: number) => void,
+  take: (report: T, projectId: string, environment: string | null, now: number) => void,
   limited = false,
 ): (res: PendingResponse, req: HttpRequest) => void {
   const access = new FeaturesAccess(deps.store, deps.authFailures, deps.activity);
@@ -213,12 +213,12 @@ function reportHandler<T>(
         deps.store.resetReadTxn();
         refuseUrlTokens(query);
         let report: T | undefined;
-        const { project } = access.grant(authorization, ip, 'POST', path, now, (granted) => {
+        const { project, environment } = access.grant(authorization, ip, 'POST', path, now, (granted) => {
           // Charged to the project before its body is read (report-rate.ts).
           if (limited && !deps.reportRate.take(granted.project.id, now)) throw tooManyReports();
           report = checkedBody({ bytes: body, contentType }, validator);
         });
-        take(report!, project.id, now);
+        take(report!, project.id, environment, now);
         send(res, 202, '', 'application/json', revisionHeaders(deps.store.revision()));
       } catch (err) {
         status = sendRefusal(res, err, deps, path, 'unexpected error taking an Unleash client report');

@@ -1,6 +1,6 @@
 // A usage report: the evaluations one sender counted since its last, as one batch under an id it sends
 // again until it is answered (docs/api.md: Usage reports). Flagwire's provider counts per flag and
-// variant; a relay per flag. The variant counts are read and summed per flag, not kept.
+// variant, in the environment its ?env= names; a relay per flag, environment and hour. The variant counts are read and summed per flag, not kept.
 import { kMaxBatchEntries } from '../provider/usage-batches.js';
 import { type Static, Type } from '../typebox.js';
 
@@ -16,6 +16,14 @@ const UsageEntry = Type.Object(
   {
     flag: Type.String({ minLength: 1, maxLength: 200, description: "The flag's id" }),
     variant: Type.Optional(Type.String({ maxLength: 200, description: 'The variant answered (read, not kept)' })),
+    env: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "The environment evaluated: a relay's report names it per entry (absent: a single flag's one state); refused on POST /v1/usage, where ?env= names it",
+      }),
+    ),
     evaluations: Type.Integer({ minimum: 1, maximum: kMaxEntryEvaluations }),
     lastEvaluatedAt: Type.Optional(
       Type.Integer({

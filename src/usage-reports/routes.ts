@@ -14,7 +14,7 @@ import type { ManagementRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
 import type { UsageCount } from '../flags/records/usage-commands.js';
 import { requireEnvironmentAllowed, resolveEnvParam } from '../model/environments.js';
-import { saturatingSum } from '../model/flags.js';
+import { addCount, kSingleState } from '../model/flags.js';
 import { checkedBody } from '../model/request-body.js';
 import { compileValidator } from '../model/validation.js';
 import { notFoundDetail } from '../model/records/lookups.js';
@@ -30,25 +30,28 @@ export const kReport = compileValidator(UsageReport, { quoteKeys: false });
 export const kRelayPath = '/v1/relay/usage';
 
 /**
- * The report's counts summed per flag. Each is timed at the sender's latest evaluation, within the time
- * a batch id is kept and never after `now`: a sender's clock cannot move a flag's usage into the future.
+ * The report's counts summed per flag, environment and hour: each entry in `environment` when given (the
+ * provider's ?env=; kSingleState for a single-environment project), else in its own `env` (a relay's).
+ * Each is timed at the sender's latest evaluation, within the time a batch id is kept and never after
+ * `now`: a sender's clock cannot move a flag's usage into the future.
  */
-export function countsOfReport(report: UsageReport, now: number): UsageCount[] {
-  const byFlag = new Map<string, UsageCount>();
+export function countsOfReport(report: UsageReport, now: number, environment: string | null): UsageCount[] {
+  const counts = new Map<string, UsageCount>();
   for (const entry of report.counts) {
     const at = Math.max(now - kBatchIdKeepMs, Math.min(entry.lastEvaluatedAt ?? now, now));
-    const count = byFlag.get(entry.flag);
-    if (count === undefined) byFlag.set(entry.flag, { flagId: entry.flag, evaluations: entry.evaluations, lastEvaluatedAt: at });
-    else {
-      count.evaluations = saturatingSum(count.evaluations, entry.evaluations);
-      count.lastEvaluatedAt = Math.max(count.lastEvaluatedAt, at);
-    }
+    addCount(counts, {
+      flagId: entry.flag,
+      environment: environment ?? entry.env ?? kSingleState,
+      evaluations: entry.evaluations,
+      lastEvaluatedAt: at,
+    });
   }
-  return [...byFlag.values()];
+  return [...counts.values()];
 }
 
-export function inputOf(sender: UsageSender, report: UsageReport, now: number): UsageReportInput {
-  return { sender, batchId: report.batchId, counts: countsOfReport(report, now) };
+/** The report as the writer counts it; `environment` as countsOfReport takes it (null: each entry names its own). */
+export function inputOf(sender: UsageSender, report: UsageReport, now: number, environment: string | null): UsageReportInput {
+  return { sender, batchId: report.batchId, counts: countsOfReport(report, now, environment) };
 }
 
 /** Batch ids a relay's front end remembers, the oldest forgotten first: a sender's retries come within minutes. */
@@ -106,9 +109,16 @@ export const kUsageReportRoutes: Readonly<Record<string, ManagementRouteSpec>> =
         try {
           const projectId = request.params.project_id!;
           if (projectId !== auth.project.id) throw new FlagwireError('NOT_FOUND', notFoundDetail('project', projectId));
-          requireEnvironmentAllowed(auth.token.environments, resolveEnvParam(auth.project, request.query.get('env'), true, 'list'));
+          const env = resolveEnvParam(auth.project, request.query.get('env'), true, 'list');
+          requireEnvironmentAllowed(auth.token.environments, env);
           const sender: UsageSender = { kind: 'token', tokenId: auth.token.id, projectId };
-          input = inputOf(sender, checkedBody(received, kReport), clock.now());
+          const report = checkedBody(received, kReport);
+          if (report.counts.some((entry) => entry.env !== undefined))
+            throw new FlagwireError(
+              'INVALID_REQUEST',
+              'An entry names no "env" here: the "env" query parameter is the environment counted.',
+            );
+          input = inputOf(sender, report, clock.now(), env ?? kSingleState);
         } finally {
           release();
         }

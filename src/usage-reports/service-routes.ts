@@ -39,7 +39,12 @@ export const kRelayUsageRoutes = {
               const now = deps.clock.now();
               deps.store.resetReadTxn();
               const key = access.grant(authorization, ip, now);
-              const input = inputOf({ kind: 'relay', keyHash: key.secretHash }, checkedBody({ bytes: body, contentType }, kReport), now);
+              const input = inputOf(
+                { kind: 'relay', keyHash: key.secretHash },
+                checkedBody({ bytes: body, contentType }, kReport),
+                now,
+                null,
+              );
               release();
               const { answer } = await countReport(
                 { writer: deps.writer, usage: deps.config.upstream === null ? null : deps.usage },

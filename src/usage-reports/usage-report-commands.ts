@@ -20,7 +20,7 @@ export type UsageSender = { kind: 'token'; tokenId: string; projectId: string } 
 export interface UsageReportInput {
   sender: UsageSender;
   batchId: string;
-  /** Summed per flag by the route: one count per flag. */
+  /** Summed per flag, environment and hour by the route. */
   counts: UsageCount[];
 }
 

@@ -390,7 +390,7 @@ export const kProbes: { [N in CommandName]: Probe<N> } = {
   },
   recordUsage: {
     free: 'usage is counted, not configured',
-    inputs: () => [{ counts: [{ flagId: ids.groupFlag, evaluations: 1, lastEvaluatedAt: t0 }] }],
+    inputs: () => [{ counts: [{ flagId: ids.groupFlag, environment: '', evaluations: 1, lastEvaluatedAt: t0 }] }],
   },
   scheduleCancel: {
     free: 'cancelling a plan changes nothing by itself',
@@ -507,7 +507,7 @@ export const kProbes: { [N in CommandName]: Probe<N> } = {
       {
         sender: { kind: 'token' as const, tokenId: world.tokenIds.multiWrite!, projectId: ids.multi },
         batchId: 'probe-batch',
-        counts: [{ flagId: ids.groupFlag, evaluations: 1, lastEvaluatedAt: t0 }],
+        counts: [{ flagId: ids.groupFlag, environment: '', evaluations: 1, lastEvaluatedAt: t0 }],
       },
     ],
   },

@@ -38,7 +38,7 @@ t.test("the tag moves exactly when the stored flag does: any environment's state
   t.equal(noop.changed, false);
   t.equal(tag(), first, 'a patch that changes nothing leaves the version');
 
-  world.run('recordUsage', { counts: [{ flagId: ids.groupFlag, evaluations: 3, lastEvaluatedAt: Date.now() }] });
+  world.run('recordUsage', { counts: [{ flagId: ids.groupFlag, environment: '', evaluations: 3, lastEvaluatedAt: Date.now() }] });
   t.equal(tag(), first, 'evaluations counted are no change of the flag');
 
   const staging = world.run('flagPatch', { flagId: ids.groupFlag, env: 'staging', patch: { trafficPercentage: 33 }, principal: kOperator });

@@ -1,7 +1,7 @@
 // Merging flag usage (src/model/flags.ts): the one rule the eval workers, the main thread's pending
 // flush and the writer's stored totals all use.
 import t from 'tap';
-import { addUsage, type FlagUsage, mergeUsage } from '../../src/model/flags.js';
+import { addCount, type FlagUsage, mergeUsage, type UsageCount } from '../../src/model/flags.js';
 
 t.test('mergeUsage: evaluations add up, the latest time wins, nothing is changed in place', async (t) => {
   const count: FlagUsage = { flagId: 'f1', evaluations: 3, lastEvaluatedAt: 100 };
@@ -15,15 +15,24 @@ t.test('mergeUsage: evaluations add up, the latest time wins, nothing is changed
   t.strictSame(count, { flagId: 'f1', evaluations: 3, lastEvaluatedAt: 100 }, 'count unchanged');
 });
 
-t.test('addUsage: totals by flag', async (t) => {
-  const totals = new Map<string, FlagUsage>();
-  const given: FlagUsage = { flagId: 'a', evaluations: 1, lastEvaluatedAt: 5 };
-  addUsage(totals, given);
-  addUsage(totals, { flagId: 'b', evaluations: 2, lastEvaluatedAt: 7 });
-  addUsage(totals, { flagId: 'a', evaluations: 4, lastEvaluatedAt: 6 });
-  t.strictSame(Object.fromEntries(totals), {
-    a: { flagId: 'a', evaluations: 5, lastEvaluatedAt: 6 },
-    b: { flagId: 'b', evaluations: 2, lastEvaluatedAt: 7 },
-  });
-  t.strictSame(given, { flagId: 'a', evaluations: 1, lastEvaluatedAt: 5 }, 'the count given is not the stored total');
+t.test('addCount: pending counts summed by flag, environment and hour', async (t) => {
+  const hour = 3600 * 1000;
+  const pending = new Map<string, UsageCount>();
+  const given: UsageCount = { flagId: 'a', environment: 'prod', evaluations: 1, lastEvaluatedAt: 5 };
+  addCount(pending, given);
+  addCount(pending, { flagId: 'b', environment: 'prod', evaluations: 2, lastEvaluatedAt: 7 });
+  addCount(pending, { flagId: 'a', environment: 'prod', evaluations: 4, lastEvaluatedAt: 6 });
+  addCount(pending, { flagId: 'a', environment: 'dev', evaluations: 8, lastEvaluatedAt: 6 });
+  addCount(pending, { flagId: 'a', environment: 'prod', evaluations: 16, lastEvaluatedAt: hour });
+  t.strictSame(
+    [...pending.values()],
+    [
+      { flagId: 'a', environment: 'prod', evaluations: 5, lastEvaluatedAt: 6 },
+      { flagId: 'b', environment: 'prod', evaluations: 2, lastEvaluatedAt: 7 },
+      { flagId: 'a', environment: 'dev', evaluations: 8, lastEvaluatedAt: 6 },
+      { flagId: 'a', environment: 'prod', evaluations: 16, lastEvaluatedAt: hour },
+    ],
+    'another environment or another hour is another count',
+  );
+  t.strictSame(given, { flagId: 'a', environment: 'prod', evaluations: 1, lastEvaluatedAt: 5 }, 'the count given is not the one held');
 });

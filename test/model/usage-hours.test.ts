@@ -49,3 +49,13 @@ t.test("recordedUsage: a count merged into a flag's stored totals, and into its 
     'the latest time kept',
   );
 });
+
+t.test('addToHours: two flushes give the same record in either order, an hour before the first included', async (t) => {
+  const a = (hours: Parameters<typeof addToHours>[0]) => addToHours(hours, 4, at(1000, 59));
+  const b = (hours: Parameters<typeof addToHours>[0]) => addToHours(hours, 3, at(999, 59));
+  t.same(b(a(undefined)), { lastHour: 1000, counts: [3, 4] }, 'the earlier hour flushed second is kept');
+  t.same(a(b(undefined)), b(a(undefined)), 'either order');
+  const edge = (hours: Parameters<typeof addToHours>[0]) => addToHours(hours, 2, at(1000 - kUsageHours + 1));
+  t.same(edge(a(undefined)), a(edge(undefined)), 'the oldest hour of the week, either order');
+  t.equal(edge(a(undefined)).counts.length, kUsageHours);
+});

@@ -30,7 +30,7 @@ const at = Date.now();
 
 const kScenarios: Readonly<Record<string, (world: World) => Made>> = {
   usage(world) {
-    world.run('recordUsage', { counts: [{ flagId: world.ids.flag, evaluations: 3, lastEvaluatedAt: at }] });
+    world.run('recordUsage', { counts: [{ flagId: world.ids.flag, environment: '', evaluations: 3, lastEvaluatedAt: at }] });
     return { parent: flagOf(world), key: world.ids.flag };
   },
   schedule(world) {

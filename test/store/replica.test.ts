@@ -142,13 +142,13 @@ async function everyDatabase(t: TestContext): Promise<string> {
   world.run('userPassword', { userId: ids.viewer, passwordHash: await hashPassword('a long enough password') }, at);
   world.store.transact((w) => markDemoSeeded(w, at));
   world.run('sessionStart', { userId: ids.owner, idHash: 'a'.repeat(64), csrfToken: 'csrf', expiresAt: at + 3_600_000 }, at);
-  world.run('recordUsage', { counts: [{ flagId: ids.flag, evaluations: 3, lastEvaluatedAt: at }] });
+  world.run('recordUsage', { counts: [{ flagId: ids.flag, environment: '', evaluations: 3, lastEvaluatedAt: at }] });
   world.run(
     'countUsageReport',
     {
       sender: { kind: 'token' as const, tokenId: world.tokenIds.read!, projectId: ids.single },
       batchId: 'replica-batch',
-      counts: [{ flagId: ids.flag, evaluations: 2, lastEvaluatedAt: at }],
+      counts: [{ flagId: ids.flag, environment: '', evaluations: 2, lastEvaluatedAt: at }],
     },
     at,
   );

@@ -10,15 +10,18 @@
 // which turns only now and then (batch-channel.ts), so lmdb-js's own snapshot reset (a setTimeout)
 // cannot be relied on between batches: the explicit reset is required, not an optimisation.
 //
-// Usage (docs/operations.md: Flag usage): every request that finds its flag counts one evaluation of it, and one
-// of each flag of the project for the project routes, whichever route set and whatever the answer. The
-// count is an increment on the compiled entry (no Map write per request); `takeUsage` sums the
-// entries' counts by flag id when the main thread asks (pool.ts), and entries dropped before that (the
-// store moved, a cache started over) hand their counts to `pending` first.
+// Usage (docs/operations.md: Flag usage): every request that finds its flag and environment counts one
+// evaluation of it there, and one of each flag of the project for the project routes, whichever route set
+// and whatever the answer (a request refused for its environment counts none: it was evaluated nowhere).
+// The count is an increment on the compiled state of that environment (no Map write per request), made by
+// the route set once it has the state (`count`, `countProject`); `takeUsage` sums the states' counts by
+// flag, environment and hour when the main thread asks (pool.ts), and entries dropped before that (the
+// store moved, a cache started over, a new hour began) hand their counts to `pending` first, so each
+// count's evaluations are all in its hour.
 import type { Org } from '../../model/accounts.js';
 import { validEnvironmentsText } from '../../model/environments.js';
 import { effectiveState } from '../../flags/records/flag-state.js';
-import { addUsage, type Flag, type FlagUsage } from '../../model/flags.js';
+import { addCount, type Flag, kSingleState, type UsageCount, usageHour } from '../../model/flags.js';
 import { notFoundDetail } from '../../model/records/lookups.js';
 import { hasAudiences } from '../../model/plans.js';
 import type { Audience, Project } from '../../model/projects.js';
@@ -55,6 +58,9 @@ export interface EvalState extends CompiledState {
   readonly variants: CompiledVariants | null;
   /** With an experiment, this state's own bodies (they name it); null without one, the flag version's serve. */
   readonly experimentBodies: ExperimentBodies | null;
+  /** Evaluations counted in this state's environment since its counts were last taken, and the latest one's time. */
+  evaluations: number;
+  lastEvaluatedAt: number;
 }
 
 /**
@@ -103,9 +109,6 @@ export interface FlagEntry {
   /** OFREP bulk entries of this version (by id, a comma, by name) per answer slot, and per variant answer; null until first use. */
   ofrepPairs: (Buffer | undefined)[] | null;
   ofrepVariantPairs: Map<Resolution, Buffer> | null;
-  /** Evaluations counted on this entry since its counts were last taken, and the latest one's time. */
-  evaluations: number;
-  lastEvaluatedAt: number;
 }
 
 /**
@@ -201,8 +204,8 @@ export class EvalEngine {
    */
   private readonly fragments = new Map<string, { readonly updatedAt: number; readonly resolved: ResolvedFragments } | null>();
   private readonly query = new EvalQuery();
-  /** Counts taken from entries already dropped, by flag id, until the next `takeUsage`. */
-  private readonly pending = new Map<string, FlagUsage>();
+  /** Counts taken from entries already dropped, by flag, environment and hour, until the next `takeUsage`. */
+  private readonly pending = new Map<string, UsageCount>();
 
   constructor(
     private readonly store: EngineStore,
@@ -216,12 +219,30 @@ export class EvalEngine {
     // In the same snapshot as every read of the batch: the revision its answers were computed at.
     // Given the seq just read, a store that is no copy does not read it a second time.
     this.batchRevision = this.store.revision(seq);
+    const now = this.clock();
+    // A new hour: the counts so far are the last hour's (each count is of one hour).
+    if (usageHour(now) !== usageHour(this.now)) this.collectUsage();
     if (seq !== this.seq) {
       this.seq = seq;
       this.collectUsage();
       this.clearCaches();
     }
-    this.now = this.clock();
+    this.now = now;
+  }
+
+  /** Counts one evaluation of `state`, a flag's state in the environment a request was answered in (see Usage at the top). */
+  count(state: EvalState): void {
+    state.evaluations++;
+    state.lastEvaluatedAt = this.now;
+  }
+
+  /** Counts one evaluation of each of the project's flags in `env`, as projectEnv() accepted it. */
+  countProject(project: ProjectEntry, env: string | null): void {
+    const flags = project.flags;
+    for (let i = 0; i < flags.length; i++) {
+      const state = stateInProjectEnv(flags[i]!, env);
+      if (state !== null) this.count(state);
+    }
   }
 
   /** GET /v1/flags/{flag_id}. */
@@ -234,6 +255,7 @@ export class EvalEngine {
     const state = stateInEnv(entry, q.env);
     if (state === kEnvMissing) return out.put(404, entry.envMissing!);
     if (state === kEnvUnknown) return out.put(404, unknownEnvBody('flag', q.env!, entry.validEnvs));
+    this.count(state);
     if (blockedByPlan(state, this.audiencesAllowed(entry.org))) return out.put(403, kAudiencePlanBody);
     out.put(200, this.answerBody(entry, state));
   }
@@ -242,12 +264,13 @@ export class EvalEngine {
   evaluateProject(rawId: string, rawQuery: string, out: ResultWriter): void {
     const q = this.query;
     if (!q.parse(rawQuery)) return out.put(400, evalErrorBody('INVALID_REQUEST', q.error!));
-    const project = this.projectEntry(decodePathId(rawId));
+    const project = this.compiledProject(decodePathId(rawId));
     if (!project.found) return out.put(404, project.body);
     // Decision (docs/decisions.md): env is required on a multi-environment project and ignored on a single one.
     const env = projectEnv(project, q.env);
     if (env === kEnvMissing) return out.put(404, project.envMissing);
     if (env === kEnvUnknown) return out.put(404, unknownEnvBody('project', q.env!, project.validEnvs));
+    this.countProject(project, env);
     // Decision (docs/decisions.md): a flag whose audience the plan no longer covers is enabled: false here.
     const audiencesAllowed = this.audiencesAllowed(project.org);
     out.open();
@@ -273,25 +296,17 @@ export class EvalEngine {
 
   /** The compiled project for a path id as sent, or its 404. */
   lookupProject(rawId: string): ProjectEntry | Missing {
-    return this.projectEntry(decodePathId(rawId));
+    return this.compiledProject(decodePathId(rawId));
   }
 
-  /**
-   * The compiled flag named `name` in a project (both as sent in the path), or undefined; counted as
-   * evaluated when found (only it: not the project's other flags).
-   */
+  /** The compiled flag named `name` in a project (both as sent in the path), or undefined. */
   lookupFlagByName(rawProjectId: string, rawName: string): FlagEntry | undefined {
     const project = this.compiledProject(decodePathId(rawProjectId));
-    const entry = project.found ? project.byName.get(decodePathId(rawName)) : undefined;
-    if (entry !== undefined) {
-      entry.evaluations++;
-      entry.lastEvaluatedAt = this.now;
-    }
-    return entry;
+    return project.found ? project.byName.get(decodePathId(rawName)) : undefined;
   }
 
-  /** Every evaluation counted since the last call, one total per flag; the counts start again from 0. */
-  takeUsage(): FlagUsage[] {
+  /** Every evaluation counted since the last call, one count per flag, environment and hour; the counts start again from 0. */
+  takeUsage(): UsageCount[] {
     this.collectUsage();
     const counts = [...this.pending.values()];
     this.pending.clear();
@@ -328,7 +343,7 @@ export class EvalEngine {
     this.fragments.clear();
   }
 
-  /** The flag for a request, counted as evaluated when found (see Usage at the top). */
+  /** The compiled flag for a request (from the cache, or compiled now). */
   private flagEntry(id: string): FlagEntry | Missing {
     let entry = this.flags.get(id);
     if (entry === undefined) {
@@ -340,28 +355,10 @@ export class EvalEngine {
           : this.compileFlag(flag, getProject(this.store, flag.projectId));
       this.remember(this.flags, id, entry);
     }
-    if (entry.found) {
-      entry.evaluations++;
-      entry.lastEvaluatedAt = this.now;
-    }
     return entry;
   }
 
-  /** The project for a request, each of its flags counted as evaluated when found. */
-  private projectEntry(id: string): ProjectEntry | Missing {
-    const entry = this.compiledProject(id);
-    if (entry.found) {
-      const flags = entry.flags;
-      for (let i = 0; i < flags.length; i++) {
-        const flag = flags[i]!;
-        flag.evaluations++;
-        flag.lastEvaluatedAt = this.now;
-      }
-    }
-    return entry;
-  }
-
-  /** The compiled project (from the cache, or compiled now), counting nothing. */
+  /** The compiled project (from the cache, or compiled now). */
   private compiledProject(id: string): ProjectEntry | Missing {
     let entry = this.projects.get(id);
     if (entry === undefined) {
@@ -387,9 +384,14 @@ export class EvalEngine {
   }
 
   private collectEntry(entry: FlagEntry): void {
-    if (entry.evaluations === 0) return;
-    addUsage(this.pending, { flagId: entry.id, evaluations: entry.evaluations, lastEvaluatedAt: entry.lastEvaluatedAt });
-    entry.evaluations = 0;
+    if (entry.state !== null) this.collectState(entry.id, kSingleState, entry.state);
+    else for (const [env, state] of entry.envs!) this.collectState(entry.id, env, state);
+  }
+
+  private collectState(flagId: string, environment: string, state: EvalState): void {
+    if (state.evaluations === 0) return;
+    addCount(this.pending, { flagId, environment, evaluations: state.evaluations, lastEvaluatedAt: state.lastEvaluatedAt });
+    state.evaluations = 0;
   }
 
   private compileProject(project: Project): ProjectEntry {
@@ -441,7 +443,12 @@ export class EvalEngine {
       }
       const experimentBodies = experiment === null ? null : { eval: [], ofrepBodies: null, ofrepPairs: null };
       if (effective.unleash === undefined) {
-        return compileStateWith(flag.id, effective, audience(effective.audienceId), flag.bucketing, { variants, experimentBodies });
+        return compileStateWith(flag.id, effective, audience(effective.audienceId), flag.bucketing, {
+          variants,
+          experimentBodies,
+          evaluations: 0,
+          lastEvaluatedAt: 0,
+        });
       }
       // Unleash's model (issue 60) decides in place of the audience, cohorts and percentage, which are not
       // read (so not compiled: a stored audience cannot refuse it by plan); its dependencies are read from
@@ -453,6 +460,8 @@ export class EvalEngine {
         unleash,
         variants: unleashVariants(unleash),
         experimentBodies,
+        evaluations: 0,
+        lastEvaluatedAt: 0,
       });
     };
     let state: EvalState | null = null;
@@ -483,8 +492,6 @@ export class EvalEngine {
       ofrepVariantBodies: null,
       ofrepPairs: null,
       ofrepVariantPairs: null,
-      evaluations: 0,
-      lastEvaluatedAt: 0,
     };
   }
 

@@ -11,7 +11,7 @@ import type { Clock } from '../../clock.js';
 import type { BatchAbortSignal, BatchDone, BatchRunner } from './batcher.js';
 import { ChannelEnd, type ChannelShared, SlotKind, type SlotWork } from './batch-channel.js';
 import type { EvalRoutesSpec } from './routes.js';
-import type { FlagUsage } from '../../model/flags.js';
+import type { UsageCount } from '../../model/flags.js';
 import { decodeUsage, type EvalTask } from './protocol.js';
 import type { EvalWorkerData } from './worker.js';
 
@@ -179,7 +179,7 @@ export class EvalPool implements BatchRunner {
    * Flag usage (usage.ts): every worker's evaluation counts since it was last asked, each answer handed
    * to `onCounts`, also one that comes after `timeoutMs` (a worker's counts are taken when it answers).
    */
-  async collectUsage(timeoutMs: number, onCounts: (counts: readonly FlagUsage[]) => void): Promise<void> {
+  async collectUsage(timeoutMs: number, onCounts: (counts: readonly UsageCount[]) => void): Promise<void> {
     await this.eachWorker(timeoutMs, SlotKind.Usage, (answer) => onCounts(decodeUsage(answer)));
   }
 

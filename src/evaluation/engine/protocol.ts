@@ -30,7 +30,7 @@
 // the answers' bytes end. A body starts up to 7 bytes past the one before it, placed so that its copy
 // goes a word at a time (ResultWriter's assembly says why).
 
-import type { FlagUsage } from '../../model/flags.js';
+import type { UsageCount } from '../../model/flags.js';
 import { maxUtf8Bytes, readUtf8, writeUtf8 } from '../../bytes/utf8.js';
 import { matchesIfNoneMatch } from '../../http/entity-tags.js';
 import { grownAnswerBuffer, kMaxSlotBytes } from './batch-channel.js';
@@ -402,7 +402,7 @@ export class ResultReader {
 }
 
 /** A worker's answer to a usage collection: the length of its counts' JSON (u32), then the JSON. */
-export function encodeUsage(counts: readonly FlagUsage[]): ArrayBuffer {
+export function encodeUsage(counts: readonly UsageCount[]): ArrayBuffer {
   const json = Buffer.from(JSON.stringify(counts));
   const buffer = new ArrayBuffer(4 + json.length);
   new DataView(buffer).setUint32(0, json.length, true);
@@ -411,7 +411,7 @@ export function encodeUsage(counts: readonly FlagUsage[]): ArrayBuffer {
 }
 
 /** Reads encodeUsage's answer (at the start of a possibly larger buffer). */
-export function decodeUsage(buffer: ArrayBufferLike): FlagUsage[] {
+export function decodeUsage(buffer: ArrayBufferLike): UsageCount[] {
   const length = new DataView(buffer).getUint32(0, true);
-  return JSON.parse(Buffer.from(buffer, 4, length).toString('utf8')) as FlagUsage[];
+  return JSON.parse(Buffer.from(buffer, 4, length).toString('utf8')) as UsageCount[];
 }

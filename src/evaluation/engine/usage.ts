@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import { FlagwireError } from '../../errors.js';
 import { kUsageCommands } from '../../flags/records/usage-commands.js';
-import { addUsage, type FlagUsage } from '../../model/flags.js';
+import { addCount, type UsageCount } from '../../model/flags.js';
 import type { WriterClient } from '../../writer/client.js';
 import { Periodic } from '../../background/periodic.js';
 
@@ -18,7 +18,7 @@ import { Periodic } from '../../background/periodic.js';
  * go upstream with its own.
  */
 export interface UsageSink {
-  addUsage(counts: readonly FlagUsage[]): void;
+  addUsage(counts: readonly UsageCount[]): void;
 }
 
 declare module '../../routes/handler.js' {
@@ -35,13 +35,13 @@ const kCollectTimeoutMs = 5000;
 
 /** Where the counts come from: every eval worker, each answer handed to `onCounts` (even one after the timeout). */
 export interface UsageSource {
-  collectUsage(timeoutMs: number, onCounts: (counts: readonly FlagUsage[]) => void): Promise<void>;
+  collectUsage(timeoutMs: number, onCounts: (counts: readonly UsageCount[]) => void): Promise<void>;
 }
 
 /** Where a flush's counts go: this node's writer (writtenUsage), or a relay's upstream. */
 export interface UsageDestination {
-  /** Writes or sends `counts`, summed by flag; resolves to those to keep for the next flush (none: taken). */
-  take(counts: FlagUsage[]): Promise<readonly FlagUsage[]>;
+  /** Writes or sends `counts`, summed by flag, environment and hour; resolves to those to keep for the next flush (none: taken). */
+  take(counts: UsageCount[]): Promise<readonly UsageCount[]>;
   /** At the last flush: what is still held is sent if it can be, within a bound. */
   close?(): Promise<void>;
 }
@@ -64,7 +64,7 @@ export function writtenUsage(writer: Pick<WriterClient, 'call'>, log: Pick<Logge
 }
 
 export class UsageRecorder {
-  private pending = new Map<string, FlagUsage>();
+  private pending = new Map<string, UsageCount>();
   private readonly flusher: Periodic;
 
   constructor(
@@ -83,9 +83,9 @@ export class UsageRecorder {
     this.flusher.start();
   }
 
-  /** Adds counts to what the next flush writes, summed by flag. */
-  add(counts: readonly FlagUsage[]): void {
-    for (const count of counts) addUsage(this.pending, count);
+  /** Adds counts to what the next flush writes, summed by flag, environment and hour. */
+  add(counts: readonly UsageCount[]): void {
+    for (const count of counts) addCount(this.pending, count);
   }
 
   /** Collects every worker's counts and writes them, after the flush in flight (if any) ends. */

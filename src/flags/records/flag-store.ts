@@ -3,8 +3,8 @@
 // Flags are configuration: relayed, and every write of one moves the store's revision.
 import { byCreation } from '../../model/by-creation.js';
 import type { StoreReader, StoreWriter } from '../../store/interfaces.js';
-import { keyedRecords } from '../../store/record-kinds.js';
-import type { Flag, FlagUsage } from '../../model/flags.js';
+import { compositeKey, keyedRecords } from '../../store/record-kinds.js';
+import type { EnvironmentUsage, Flag, FlagUsage } from '../../model/flags.js';
 
 export const kFlagRecords = keyedRecords<Flag>()({
   name: 'flag',
@@ -36,6 +36,21 @@ export const kUsageRecords = keyedRecords<FlagUsage>()({
   hangsOff: { kind: 'flag', via: null, onDelete: 'cascade' },
 });
 
+/**
+ * How often each flag was evaluated in each environment (docs/decisions.md: Usage per environment): a kind
+ * of its own beside the totals, so a flush writes only the environments it counted, and usage written
+ * before it was kept reads as none per environment (the totals keep it).
+ */
+export const kEnvironmentUsageRecords = keyedRecords<EnvironmentUsage>()({
+  name: 'environmentUsage',
+  database: 'usageByEnvironment',
+  relayed: false,
+  key: (usage) => compositeKey(usage.flagId, usage.environment),
+  deletedAs: 'environmentUsageDeleted',
+  indexes: { flag: { keysOf: (usage) => [usage.flagId] } },
+  hangsOff: { kind: 'flag', via: 'flag', onDelete: 'cascade' },
+});
+
 export function getFlag(r: Pick<StoreReader, 'getKeyed'>, id: string): Flag | undefined {
   return r.getKeyed(kFlagRecords, id);
 }
@@ -64,7 +79,7 @@ export function putFlag(w: Pick<StoreWriter, 'putKeyed'>, flag: Flag): void {
   w.putKeyed(kFlagRecords, flag);
 }
 
-/** Removes the flag, and its usage with it (kUsageRecords.hangsOff). */
+/** Removes the flag, and its usage with it (kUsageRecords.hangsOff, kEnvironmentUsageRecords.hangsOff). */
 export function deleteFlag(w: Pick<StoreWriter, 'deleteKeyed'>, flag: Flag): void {
   w.deleteKeyed(kFlagRecords, flag);
 }
@@ -76,4 +91,20 @@ export function getUsage(r: Pick<StoreReader, 'getKeyed'>, flagId: string): Flag
 
 export function putUsage(w: Pick<StoreWriter, 'putKeyed'>, usage: FlagUsage): void {
   w.putKeyed(kUsageRecords, usage);
+}
+
+/** The flag's usage in `environment` (kSingleState for a single flag); undefined: none counted there. */
+export function getEnvironmentUsage(r: Pick<StoreReader, 'getKeyed'>, flagId: string, environment: string): EnvironmentUsage | undefined {
+  return r.getKeyed(kEnvironmentUsageRecords, compositeKey(flagId, environment));
+}
+
+/** The flag's usage in every environment it was counted in, by environment name. */
+export function listEnvironmentUsage(r: Pick<StoreReader, 'listKeyedBy'>, flagId: string): EnvironmentUsage[] {
+  return r
+    .listKeyedBy(kEnvironmentUsageRecords, 'flag', flagId)
+    .sort((a, b) => (a.environment < b.environment ? -1 : a.environment > b.environment ? 1 : 0));
+}
+
+export function putEnvironmentUsage(w: Pick<StoreWriter, 'putKeyed'>, usage: EnvironmentUsage): void {
+  w.putKeyed(kEnvironmentUsageRecords, usage);
 }
