@@ -7,11 +7,11 @@ import t from 'tap';
 import { kOperator } from '../../src/actor/audit-actor.js';
 import { kStoreLayout } from '../../src/capabilities.js';
 import { kCapabilityList } from '../../src/capabilities.js';
-import { kFlagRecords, kUsageRecords } from '../../src/flags/records/flag-store.js';
+import { kEnvironmentUsageRecords, kFlagRecords, kUsageRecords } from '../../src/flags/records/flag-store.js';
 import { jsonBody } from '../../src/model/request-body.js';
 import { kRolloutRecords, kScheduleRecords } from '../../src/release-plans/records.js';
 import type { KeyedKind } from '../../src/store/interfaces.js';
-import { keyedRecords } from '../../src/store/record-kinds.js';
+import { compositeKey, keyedRecords } from '../../src/store/record-kinds.js';
 import { storeLayout } from '../../src/store/store-layout.js';
 import { kDeliveryRecords, kWebhookRecords, listDeliveries } from '../../src/webhooks/records.js';
 import { tempDir } from '../helpers/scratch-dir.js';
@@ -32,6 +32,10 @@ const kScenarios: Readonly<Record<string, (world: World) => Made>> = {
   usage(world) {
     world.run('recordUsage', { counts: [{ flagId: world.ids.flag, environment: '', evaluations: 3, lastEvaluatedAt: at }] });
     return { parent: flagOf(world), key: world.ids.flag };
+  },
+  environmentUsage(world) {
+    world.run('recordUsage', { counts: [{ flagId: world.ids.flag, environment: '', evaluations: 3, lastEvaluatedAt: at }] });
+    return { parent: flagOf(world), key: compositeKey(world.ids.flag, '') };
   },
   schedule(world) {
     const made = world.run(
@@ -78,6 +82,7 @@ t.strictSame(
   Object.fromEntries(declared.map((kind) => [kind.name, kind.hangsOff])),
   {
     [kUsageRecords.name]: { kind: 'flag', via: null, onDelete: 'cascade' },
+    [kEnvironmentUsageRecords.name]: { kind: 'flag', via: 'flag', onDelete: 'cascade' },
     [kScheduleRecords.name]: { kind: 'flag', via: 'flag', onDelete: 'keep' },
     [kRolloutRecords.name]: { kind: 'flag', via: 'flag', onDelete: 'keep' },
     [kDeliveryRecords.name]: { kind: 'webhook', via: 'history', onDelete: 'cascade' },

@@ -101,6 +101,12 @@ t.test('a project with environments: a token limited to one environment counts i
   t.equal((await post('/api/client/metrics', secrets.stagingWrite, report({ 'multi-counted': { yes: 1, no: 1 } }))).status, 202);
   await flushActivity(server);
   t.equal(await evaluations(id, secrets.stagingWrite), 2);
+  const lifecycle = await call(server.baseUrl, 'GET', `/api/v1/flags/${id}/lifecycle`, { token: secrets.stagingWrite });
+  t.same(
+    lifecycle.json.environments.map((e: { environment: string; evaluations: number }) => [e.environment, e.evaluations]),
+    [['staging', 2]],
+    "counted in the token's environment",
+  );
   refusedWith(t, await post('/api/client/register', secrets.multiRead, { appName: 'a' }), 403, 'Forbidden', /one environment/);
 });
 
