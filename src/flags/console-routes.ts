@@ -11,7 +11,7 @@ import { compileForm, FormText, FormTexts } from '../console-route/forms.js';
 import { kFlagCommands } from './command-table.js';
 import { flagdServing } from './flagd-serving.js';
 import { listFragments } from './records/fragment-records.js';
-import { getUsage, listFlags } from './records/flag-store.js';
+import { getUsage, listEnvironmentUsage, listFlags } from './records/flag-store.js';
 import { flagEtag } from './flag-version.js';
 import { listAudiences } from '../model/records/project-records.js';
 import { projectLifecycle } from './lifecycle-facts.js';
@@ -21,7 +21,7 @@ const kDescribeForm = compileForm(Type.Object({ description: FormText }));
 const kTagsForm = compileForm(Type.Object({ tags: FormTexts }));
 const kCohortsForm = compileForm(Type.Object({ cohorts: FormTexts }));
 
-/** The flag list's chart: evaluations per hour over the last day. */
+/** The flag list's charts: evaluations per hour over the last day, the flag's and each environment's. */
 const kListHours = 24;
 
 export function projectView(call: ApiCall) {
@@ -30,6 +30,7 @@ export function projectView(call: ApiCall) {
   const before = staleBefore(call.now, kDefaultStaleDays);
   const stale: string[] = [];
   const hourly: Record<string, number[]> = {};
+  const hourlyByEnvironment: Record<string, number[]> = {};
   // A state whose rule is a bare fractional split, as `on=10/off=90`: by `flagId` or `flagId:env`.
   const splits: Record<string, string> = {};
   const flags = listFlags(call.store, project.id).map((f) => {
@@ -43,9 +44,23 @@ export function projectView(call: ApiCall) {
     // The CLI's `flag stale` rule (src/model/flags.ts), at its default of days: the list's badge and filter.
     if (isStale(f, usage, before)) stale.push(f.id);
     hourly[f.id] = hourlySeries(usage?.hours, call.now, kListHours);
+    if (f.kind === 'groupflag')
+      for (const env of listEnvironmentUsage(call.store, f.id)) {
+        const series = hourlySeries(env.hours, call.now, kListHours);
+        if (series.some((n) => n > 0)) hourlyByEnvironment[`${f.id}:${env.environment}`] = series;
+      }
     return representFlag(f, project, null, usage);
   });
-  return { ...access, flags, stale, staleDays: kDefaultStaleDays, hourly, splits, audiences: listAudiences(call.store, project.id) };
+  return {
+    ...access,
+    flags,
+    stale,
+    staleDays: kDefaultStaleDays,
+    hourly,
+    hourlyByEnvironment,
+    splits,
+    audiences: listAudiences(call.store, project.id),
+  };
 }
 
 export function flagView(call: ApiCall) {

@@ -137,6 +137,12 @@ t.test('the flag list: toggles per environment, evaluations, stale flags', async
   );
   t.equal(await row('dark-mode').locator('svg.hourly rect[height="20"]').count(), 1, 'one full bar: this hour');
   t.equal(await row('new-checkout').locator('svg').count(), 0, 'no chart without evaluations');
+  await visit(page, `#/projects/${kPlatform}`, 'Platform');
+  t.match(
+    await row('search-v2').locator('td').nth(2).getByRole('img').getAttribute('aria-label'),
+    /^Evaluations in production per hour over the last 24 hours: [1-9]\d* in all/,
+    "a group flag's environment: its own last day per hour",
+  );
 
   // ---- stale: 31 days on, only dark-mode evaluated since ----
   await advanceClock(server, 31 * kDayS);

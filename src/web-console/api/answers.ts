@@ -165,6 +165,8 @@ export interface ProjectView extends ProjectAccess {
   stale: string[];
   staleDays: number;
   hourly: Record<string, number[]>;
+  /** A group flag's evaluations per hour in one environment, as `hourly`: by `flagId:env`, only where it was evaluated. */
+  hourlyByEnvironment: Record<string, number[]>;
   /** A state whose rule is a bare fractional split, as `on=10/off=90`: by `flagId` or `flagId:env`. */
   splits: Record<string, string>;
   audiences: Audience[];

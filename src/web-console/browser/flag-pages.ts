@@ -169,7 +169,8 @@ type Toggle = (f: FlagView, env: string | null, enabled: boolean) => Promise<voi
 
 /**
  * One flag of the project page's table: its name and description, its state in a column per
- * environment (a flag without environments spans them), its evaluations (with their last day per hour), its tags. `toggle`: null for
+ * environment (a flag without environments spans them; each with its last day's evaluations per hour), its evaluations (with
+ * their last day per hour), its tags. `toggle`: null for
  * a user who may not change flags (the states are read-only pills).
  */
 function flagRow(
@@ -177,14 +178,18 @@ function flagRow(
   envs: readonly string[],
   stale: boolean,
   hourly: number[] | undefined,
-  data: Pick<ProjectView, 'splits' | 'audiences'>,
+  data: Pick<ProjectView, 'splits' | 'audiences' | 'hourlyByEnvironment'>,
   toggle: Toggle | null,
 ): HTMLElement {
   const { splits } = data;
   const audiences = new Map(data.audiences.map((a) => [a.id, a.name]));
   const cell = (env: string | null, state: FlatState, split: string | undefined) => stateCell(f, env, state, split, audiences, toggle);
   const states: HTMLElement[] = f.environments
-    ? envs.map((env) => h('td', {}, f.environments?.[env] ? cell(env, f.environments[env], splits[`${f.id}:${env}`]) : '—'))
+    ? envs.map((env) => {
+        const byEnv = data.hourlyByEnvironment[`${f.id}:${env}`];
+        const state = f.environments?.[env] ? cell(env, f.environments[env], splits[`${f.id}:${env}`]) : '—';
+        return h('td', {}, state, byEnv ? hourlyChart(byEnv, env) : null);
+      })
     : [h('td', { colspan: Math.max(1, envs.length) }, cell(null, f as FlatState, splits[f.id]))];
   return h(
     'tr',

@@ -13,11 +13,12 @@ export function svg<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record
   return el;
 }
 
-/** `counts`: evaluations per hour, oldest first, the last the current hour. */
-export function hourlyChart(counts: readonly number[]): SVGSVGElement {
+/** `counts`: evaluations per hour, oldest first, the last the current hour; `environment`: the one they were made in (null: every one). */
+export function hourlyChart(counts: readonly number[], environment: string | null = null): SVGSVGElement {
   const total = counts.reduce((a, b) => a + b, 0);
   const peak = Math.max(...counts, 0);
-  const label = `Evaluations per hour over the last ${counts.length} hours: ${total.toLocaleString('en')} in all, at most ${peak.toLocaleString('en')} in an hour`;
+  const where = environment === null ? '' : ` in ${environment}`;
+  const label = `Evaluations${where} per hour over the last ${counts.length} hours: ${total.toLocaleString('en')} in all, at most ${peak.toLocaleString('en')} in an hour`;
   const width = counts.length * (kBar + kGap) - kGap;
   const chart = svg('svg', {
     class: 'hourly',

@@ -40,3 +40,10 @@ t.test('hours with no evaluation at all: no bar, no NaN', async (t) => {
   );
   t.match(chart.getAttribute('aria-label'), '0 in all, at most 0 in an hour');
 });
+
+t.test("an environment's chart names it", async (t) => {
+  t.equal(
+    hourlyChart([2, 0, 1], 'production').getAttribute('aria-label'),
+    'Evaluations in production per hour over the last 3 hours: 3 in all, at most 2 in an hour',
+  );
+});
