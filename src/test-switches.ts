@@ -30,6 +30,12 @@ export interface TestSwitches {
    */
   readonly activityFlushMs: number | null;
   /**
+   * FLAGWIRE_TEST_READ_FLUSH_MS (a positive whole number): how often a node writes the flag set reads it
+   * marked (src/sync/read-recorder.ts; a minute otherwise), so a test sees a stock flagd provider's read
+   * in the lifecycle without waiting a minute.
+   */
+  readonly readFlushMs: number | null;
+  /**
    * FLAGWIRE_TEST_CAPABILITY: the URL of a module exporting `testCapability`, a capability every thread of
    * this process lists after Flagwire's own (src/capabilities.ts): the test-only capability of
    * test/helpers/widget-capability.ts, run by a server, a relay and the command line.
@@ -73,6 +79,7 @@ export function readTestSwitches(env: NodeJS.ProcessEnv): TestSwitches {
     streamMaxStallMs: positive(env.FLAGWIRE_TEST_STREAM_MAX_STALL_MS),
     replicaHeartbeatMs: positive(env.FLAGWIRE_TEST_REPLICA_HEARTBEAT_MS),
     activityFlushMs: positive(env.FLAGWIRE_TEST_ACTIVITY_FLUSH_MS),
+    readFlushMs: positive(env.FLAGWIRE_TEST_READ_FLUSH_MS),
     capabilityModule: (hooks && env.FLAGWIRE_TEST_CAPABILITY) || null,
     eventsCrashBatchId: (hooks && env.FLAGWIRE_TEST_EVENTS_CRASH_BATCH_ID) || null,
     portsUntried: hooks && env.FLAGWIRE_TEST_PORTS_UNTRIED === '1',

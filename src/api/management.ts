@@ -33,6 +33,7 @@ import type { EventCounter } from '../events/event-counter.js';
 import type { UsageSink } from '../evaluation/engine/usage.js';
 import type { ChangeFeed } from '../stream/change-feed.js';
 import type { ActivityRecorder } from '../tokens/activity.js';
+import type { FlagSetReadRecorder } from '../sync/read-recorder.js';
 import { identifyToken, refuseUrlTokens } from '../tokens/auth.js';
 import type { AuthFailures } from '../http/auth-failures.js';
 import { JsonText, StreamedAnswer, TaggedJson, type ApiRequest, type ReadHandler, type WriteHandler } from '../routes/handler.js';
@@ -48,6 +49,8 @@ export interface ManagementDeps {
   events: EventCounter;
   /** Flag usage counted outside the eval workers (src/evaluation/engine/usage.ts: Unleash's SDKs' reports). */
   usage: UsageSink;
+  /** Reads of flagd flag sets (src/sync/read-recorder.ts: GET /v1/flag-sets), for the lifecycle's usageKnown. */
+  flagSetReads: FlagSetReadRecorder;
   /** The change streams (src/stream/change-feed.ts), which a capability's stream follows. */
   changes: ChangeFeed;
   clock: Clock;

@@ -27,6 +27,12 @@ export const kCodeRefRecords = keyedRecords<BranchScan>()({
     project: { keysOf: (scan) => [scan.projectId] },
     /** The scans that name a key. */
     flag: { keysOf: (scan) => [...keysNamed(scan)].map((key) => [scan.projectId, key]) },
+    /**
+     * A project's scans again, each weighed by when it was pushed and tallied: how many and their times'
+     * sum (scansTag) change with every push, so what was derived from the scans is known current without
+     * reading one (src/flags/lifecycle-facts.ts).
+     */
+    pushed: { keysOf: (scan) => [scan.projectId], weigh: (scan) => scan.pushedAt, tallied: true },
   },
 });
 
@@ -39,6 +45,12 @@ export function keysNamed(scan: Pick<BranchScan, 'references'>): Set<string> {
 
 export function putBranchScan(w: Pick<StoreWriter, 'putKeyed'>, scan: BranchScan): void {
   w.putKeyed(kCodeRefRecords, scan);
+}
+
+/** What changes with every scan pushed for the project (a push replaces a branch's scan, and is later than it). */
+export function scansTag(r: Pick<StoreReader, 'tallyOf'>, projectId: string): string {
+  const { count, weight } = r.tallyOf(kCodeRefRecords, 'pushed', projectId);
+  return `${count}:${weight}`;
 }
 
 /** A project's scans, by repository and branch. */

@@ -1,5 +1,5 @@
 // Flags as a capability (src/capability/capability.ts): a project's flags, created, changed and deleted,
-// the evaluations the workers counted, and the shared fragments their rules name (the records; the
+// the evaluations the workers counted, when their flagd flag sets were read, and the shared fragments their rules name (the records; the
 // fragments capability makes and changes them).
 import { kEnvironmentUsageRecords, kFlagRecords, kUsageRecords } from './records/flag-store.js';
 import { defineCapability } from '../capability/capability.js';
@@ -11,12 +11,13 @@ import { FlagList, FlagRepresentation, PatchResult } from './representation-shap
 import { kFlagEnvironmentState } from './environment-state.js';
 import { kFragmentEnvironmentState } from './fragment-environment-state.js';
 import { kFragmentRecords } from './records/fragment-records.js';
+import { kFlagSetReadRecords } from './records/flag-set-read-records.js';
 import { FlagLifecycle, LifecycleList, LifecyclePatch } from './lifecycle-shapes.js';
 
 export const kFlags = defineCapability({
   name: 'flags',
-  databases: ['flags', 'usage', 'usageByEnvironment', 'fragments'],
-  records: [kFlagRecords, kUsageRecords, kEnvironmentUsageRecords, kFragmentRecords],
+  databases: ['flags', 'usage', 'usageByEnvironment', 'fragments', 'flagSetReads'],
+  records: [kFlagRecords, kUsageRecords, kEnvironmentUsageRecords, kFragmentRecords, kFlagSetReadRecords],
   commands: kFlagCommands,
   routes: async () => (await import('./routes.js')).kFlagApiRoutes,
   schemas: {

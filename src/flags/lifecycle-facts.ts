@@ -3,13 +3,18 @@
 import { effectiveState, type EffectiveState } from './records/flag-state.js';
 import { countedHours, type EnvironmentUsage, kSingleState, usageKnown, type Flag, type FlagUsage } from '../model/flags.js';
 import type { Project } from '../model/projects.js';
-import { lifecycleStage, lifetimeOf, type LifecycleStage } from './lifecycle.js';
+import { kLifecycleWindowDays, lifecycleStage, lifetimeOf, type LifecycleStage } from './lifecycle.js';
 import type { StoreReader } from '../store/interfaces.js';
 import { getUsage, listAllFlags, listEnvironmentUsage } from './records/flag-store.js';
 import type { FlagLifecycle } from './lifecycle-shapes.js';
 import { flagdServingIn } from './flagd-serving.js';
+import type { FlagdServing } from './flagd-serving-shape.js';
 import { getOrg } from '../model/records/org-records.js';
-import { listBranchScans } from '../code-refs/records.js';
+import { listBranchScans, scansTag } from '../code-refs/records.js';
+import { hasAudiences } from '../model/plans.js';
+import { flagSetIdOf, projectFlagSetReads, readSince } from './records/flag-set-read-records.js';
+
+const kDayMs = 24 * 3600 * 1000;
 
 /**
  * Whether the state answers one value to every context: off, or on for everyone (every percentage, no
@@ -37,18 +42,78 @@ export interface ProjectFacts {
   codeReferences(flag: Flag): number | undefined;
 }
 
-/** The facts of `project`'s flags, its flag sets' audiences and fragments and its code scans read once. */
-export function projectFacts(r: StoreReader, project: Project, now: number): ProjectFacts {
+/** What a project's facts are derived from, read once per project: its flag sets' answers and its code scans. */
+interface ProjectDerived {
+  /** The store, project, plan and scans they were read at (derivedTag): while it holds, they hold. */
+  readonly tag: string;
+  readonly serving: (flag: Flag) => FlagdServing[];
+  readonly scanned: boolean;
+  readonly references: ReadonlyMap<string, number>;
+}
+
+/**
+ * Derived facts kept per reader (a front end's lives as long as it does) and project, one per project
+ * read recently, the oldest going first: a flag's lifecycle read again reads nothing project-wide.
+ * Bounded as the flag sets a node keeps are.
+ */
+const kMaxKept = 1000;
+const keptBy = new WeakMap<StoreReader, Map<string, ProjectDerived>>();
+
+/**
+ * What moves when the derived facts can change: the store's configuration (flags, audiences, fragments,
+ * environments, the plan: every write of one moves configSeq), whether the plan allows audiences now (a
+ * trial ends with no write), and the project's scans (a push moves no configSeq: scansTag).
+ */
+function derivedTag(r: StoreReader, project: Project, now: number): string {
+  const org = project.orgId === null ? null : getOrg(r, project.orgId);
+  return `${r.configSeq()}.${hasAudiences(org, now) ? '+' : '-'}.${scansTag(r, project.id)}`;
+}
+
+function derive(r: StoreReader, project: Project, now: number, tag: string): ProjectDerived {
   const serving = flagdServingIn(r, project, project.orgId === null ? null : getOrg(r, project.orgId), now);
   const scans = listBranchScans(r, project.id);
   const references = new Map<string, number>();
   for (const scan of scans)
     for (const ref of scan.references) if (ref.key !== null) references.set(ref.key, (references.get(ref.key) ?? 0) + 1);
+  return { tag, serving, scanned: scans.length > 0, references };
+}
+
+/** The derived facts of `project` as `r` has them: kept ones while their tag holds, else read anew. */
+function derivedFacts(r: StoreReader, project: Project, now: number): ProjectDerived {
+  let kept = keptBy.get(r);
+  if (kept === undefined) {
+    kept = new Map();
+    keptBy.set(r, kept);
+  }
+  const key = project.id;
+  const tag = derivedTag(r, project, now);
+  const known = kept.get(key);
+  if (known !== undefined && known.tag === tag) return known;
+  const made = derive(r, project, now, tag);
+  kept.delete(key);
+  kept.set(key, made);
+  if (kept.size > kMaxKept) kept.delete(kept.keys().next().value!);
+  return made;
+}
+
+/**
+ * The facts of `project`'s flags: its flag sets' answers and its code scans as last derived while
+ * nothing they read has moved, and its flag sets' reads read now (one record per set).
+ */
+export function projectFacts(r: StoreReader, project: Project, now: number): ProjectFacts {
+  const { serving, scanned, references } = derivedFacts(r, project, now);
+  const reads = projectFlagSetReads(r, project.id);
+  const windowStart = now - kLifecycleWindowDays * kDayMs;
   return {
-    // A stock flagd provider reads flag sets and reports nothing, and no node records whether one was
-    // read: a flag a set serves may be evaluated where no count sees it.
-    usageKnown: (flag) => usageKnown({ servedByFlagSet: serving(flag).some((set) => set.served), flagSetRead: true }),
-    codeReferences: (flag) => (scans.length === 0 ? undefined : (references.get(flag.name) ?? 0)),
+    // A stock flagd provider reads a flag set and reports nothing: a flag a set serves is evaluated
+    // unseen while a set serving it was read in the window (a sync stream open counts all along).
+    usageKnown: (flag) => {
+      const sets = serving(flag)
+        .filter((set) => set.served)
+        .map((set) => flagSetIdOf(project.id, set.environment));
+      return usageKnown({ servedByFlagSet: sets.length > 0, flagSetRead: readSince(reads, sets, windowStart) });
+    },
+    codeReferences: (flag) => (scanned ? (references.get(flag.name) ?? 0) : undefined),
   };
 }
 

@@ -228,7 +228,10 @@ export function isStale(flag: { createdAt: number }, usage: FlagUsage | undefine
 export interface UnreportedPaths {
   /** Whether a flagd flag set serves the flag in some environment (src/flags/flagd-serving.ts). */
   servedByFlagSet: boolean;
-  /** Whether a flag set of its project may have been read in the window: false only when known not to be. */
+  /**
+   * Whether a flag set serving it may have been read in the lifecycle's window (a sync stream open, a
+   * FetchAllFlags, a GET of the set: src/flags/records/flag-set-read-records.ts): false only when known not to be.
+   */
   flagSetRead: boolean;
 }
 

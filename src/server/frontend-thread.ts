@@ -82,7 +82,7 @@ async function collect(kind: CollectKind, arg: number): Promise<unknown> {
     case 'metrics':
       return ours.metrics?.snapshot();
     case 'flush':
-      await Promise.all([ours.activity.flush(), ours.evaluation.flushUsage()]);
+      await Promise.all([ours.activity.flush(), ours.evaluation.flushUsage(), ours.flagSetReads.flush()]);
       return true;
     case 'idle':
       await writer.idle();

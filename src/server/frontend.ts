@@ -7,6 +7,7 @@
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import { ActivityRecorder } from '../tokens/activity.js';
+import { FlagSetReadRecorder } from '../sync/read-recorder.js';
 import type { AuthFailures } from '../http/auth-failures.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -41,7 +42,7 @@ export interface Fleet {
   probe(timeoutMs: number): Promise<{ answered: number; workers: number }>;
   /** Every thread's metrics, summed, in the text format. */
   metrics(): Promise<string>;
-  /** Every thread's token activity and flag usage written now (test hook). */
+  /** Every thread's token activity, flag usage and flag set reads written now (test hook). */
   flush(): Promise<void>;
   /** Every thread's writes committed (test hook). */
   idle(): Promise<void>;
@@ -82,6 +83,7 @@ export interface Frontend {
   readonly app: TemplatedApp;
   readonly evaluation: Evaluation;
   readonly activity: ActivityRecorder;
+  readonly flagSetReads: FlagSetReadRecorder;
   readonly features: ServiceRoutes;
   readonly metrics: Metrics | null;
   /** The port is known once the process listens: the Management API's links name it. */
@@ -139,6 +141,9 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   });
   const activity = new ActivityRecorder(recordsTo, log, kTestSwitches.activityFlushMs ?? undefined);
   activity.start();
+  // GET /v1/flag-sets' reads, for the lifecycle's "usage unknown" (src/sync/read-recorder.ts).
+  const flagSetReads = new FlagSetReadRecorder(recordsTo, log, clock);
+  flagSetReads.start();
   // Readiness, metrics, change stream (src/server/service-routes.ts).
   const features = createServiceRoutes({
     store,
@@ -172,6 +177,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     usage: evaluation,
     changes: features.changes,
     activity,
+    flagSetReads,
     rateLimiter: options.rateLimiter,
     authFailures: options.authFailures,
     signInLimits: options.signInLimits,
@@ -187,7 +193,10 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
       clock,
       faults,
       routes: () => registeredRoutes(app),
-      flush: fleet === null ? () => Promise.all([activity.flush(), evaluation.flushUsage()]).then(() => {}) : () => fleet.flush(),
+      flush:
+        fleet === null
+          ? () => Promise.all([activity.flush(), evaluation.flushUsage(), flagSetReads.flush()]).then(() => {})
+          : () => fleet.flush(),
       idle: fleet === null ? () => writer.idle() : () => fleet.idle(),
     });
   }
@@ -195,6 +204,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     app,
     evaluation,
     activity,
+    flagSetReads,
     features,
     metrics,
     setListenConfig(listening) {
@@ -211,6 +221,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
       revisions.close();
       await evaluation.close();
       await activity.stop();
+      await flagSetReads.stop();
       await sideThread.close();
       await events.close();
       app.close();

@@ -17,7 +17,7 @@ import type { SnapshotReader } from '../store/interfaces.js';
 import { buildFlagSet, type OmittedFlag } from './flag-set.js';
 import { encodeFlagConfiguration } from './codec.js';
 import { frameMessage } from '../capability/grpc-frame.js';
-import { flagSetIdOf } from './selector.js';
+import { flagSetIdOf } from '../flags/records/flag-set-read-records.js';
 import { fragmentRules, projectFragments } from '../flags/records/fragment-records.js';
 import { listFlags } from '../flags/records/flag-store.js';
 import { getOrg } from '../model/records/org-records.js';

@@ -47,11 +47,6 @@ export function parseSelector(raw: string): Selector {
   return { flagSetId, projectId, environment, token };
 }
 
-/** The selector of a project environment, token aside (what a set's metadata names as flagSetId). */
-export function flagSetIdOf(projectId: string, environment: string | null): string {
-  return environment === null ? projectId : `${projectId}/${environment}`;
-}
-
 function invalid(detail: string): FlagwireError {
   return new FlagwireError('INVALID_REQUEST', detail);
 }

@@ -13,7 +13,7 @@ import { apiErrors, kEnvParam, pathParam } from '../routes/openapi-parts.js';
 import { clientAddresses, sendRefusal } from '../routes/service-route-parts.js';
 import { FlagSetAccess } from './access.js';
 import { FlagSets } from './flag-sets.js';
-import { flagSetIdOf } from './selector.js';
+import { flagSetIdOf } from '../flags/records/flag-set-read-records.js';
 
 const kPath = '/v1/flag-sets/:project_id';
 
@@ -64,6 +64,8 @@ export const kSyncRoutes = {
           const source = authorization === '' ? 'none' : 'authorization';
           const granted = access.grant({ selector, authorization, source, ip, method: 'GET', path }, now);
           const set = sets.current(granted.project, granted.environment, now);
+          // Read, answered 200 or 304 alike: a poller that finds nothing new serves the copy it holds.
+          deps.flagSetReads.read(granted.project.id, granted.environment, now);
           const headers = revisionHeaders(set.revision, ['ETag', set.etag]);
           if (matches(ifNoneMatch, set.etag)) {
             status = 304;

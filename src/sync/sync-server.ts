@@ -23,6 +23,7 @@
 // a minute").
 import type { Logger } from 'pino';
 import type { ActivityRecorder } from '../tokens/activity.js';
+import type { FlagSetReadRecorder, OpenFlagSet } from './read-recorder.js';
 import type { AuthFailures } from '../http/auth-failures.js';
 import { Periodic } from '../background/periodic.js';
 import type { Clock } from '../clock.js';
@@ -52,6 +53,8 @@ export interface SyncServerOptions {
   log: Logger;
   authFailures: AuthFailures;
   activity: ActivityRecorder;
+  /** Where each read of a set is marked; a stream open is one for as long as it is (openFlagSets). */
+  reads: Pick<FlagSetReadRecorder, 'read'>;
   /** The writer's client: on a relay, its follow's state (`relay`). */
   writer: { readonly relay: FollowState | null };
 }
@@ -162,6 +165,11 @@ export class SyncServer {
     await this.server.close();
   }
 
+  /** The sets a SyncFlags stream is open on now: each is read for as long as it is. */
+  *openFlagSets(): Iterable<OpenFlagSet> {
+    for (const group of this.poller.all()) if (group.watchers.size > 0) yield { projectId: group.projectId, environment: group.env };
+  }
+
   /** Starts the change poll for one stream; returns the release (the poll stops with the last stream). */
   private watchChanges(): () => void {
     this.watching++;
@@ -183,7 +191,9 @@ export class SyncServer {
       release = this.watchChanges();
       options.store.resetReadTxn();
       const group = this.poller.group(granted.project, granted.environment, options.store.revision());
-      const set = this.sets.current(granted.project, granted.environment, options.clock.now());
+      const now = options.clock.now();
+      const set = this.sets.current(granted.project, granted.environment, now);
+      options.reads.read(granted.project.id, granted.environment, now);
       const stream: Stream = { call, release, selector, granted, group, sent: set, writing: false, waiting: null, ended: false };
       group.watchers.add(stream);
       // A deadline passed, the client went away or cancelled, or its reader was cut: the stream is gone.
@@ -199,7 +209,9 @@ export class SyncServer {
     try {
       const { granted } = this.grant(call);
       this.options.store.resetReadTxn();
-      call.reply(this.sets.current(granted.project, granted.environment, this.options.clock.now()).message);
+      const now = this.options.clock.now();
+      call.reply(this.sets.current(granted.project, granted.environment, now).message);
+      this.options.reads.read(granted.project.id, granted.environment, now);
     } catch (err) {
       this.refuse(call, err);
     }

@@ -392,6 +392,10 @@ export const kProbes: { [N in CommandName]: Probe<N> } = {
     free: 'usage is counted, not configured',
     inputs: () => [{ counts: [{ flagId: ids.groupFlag, environment: '', evaluations: 1, lastEvaluatedAt: t0 }] }],
   },
+  recordFlagSetReads: {
+    free: 'reads of flag sets are counted, not configured',
+    inputs: () => [{ reads: [{ projectId: ids.multi, environment: 'production', at: t0 }] }],
+  },
   scheduleCancel: {
     free: 'cancelling a plan changes nothing by itself',
     inputs: () => [{ principal: principalOf(ids.editor), scheduleId: cancelled }],

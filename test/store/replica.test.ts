@@ -107,7 +107,7 @@ async function everyDatabase(t: TestContext): Promise<string> {
   const dir = tempDir(t);
   // Every database of the layout holds entries: the world's accounts, projects, flags and tokens, and
   // a webhook with a pending delivery, a scheduled change, a rollout, an invitation (its mail queued), a
-  // password, the demo seed's mark, a session, usage, token activity, a relay key, a client key, code references,
+  // password, the demo seed's mark, a session, usage, a flag set's read, token activity, a relay key, a client key, code references,
   // a shared fragment, SCIM's settings, user and group, and single sign-on's settings, a sign-in under
   // way and a person signed in.
   const world = buildWorld(dir);
@@ -143,6 +143,7 @@ async function everyDatabase(t: TestContext): Promise<string> {
   world.store.transact((w) => markDemoSeeded(w, at));
   world.run('sessionStart', { userId: ids.owner, idHash: 'a'.repeat(64), csrfToken: 'csrf', expiresAt: at + 3_600_000 }, at);
   world.run('recordUsage', { counts: [{ flagId: ids.flag, environment: '', evaluations: 3, lastEvaluatedAt: at }] });
+  world.run('recordFlagSetReads', { reads: [{ projectId: ids.single, environment: null, at }] });
   world.run(
     'countUsageReport',
     {
