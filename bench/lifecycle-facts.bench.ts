@@ -15,6 +15,7 @@ import { jsonBody } from '../src/model/request-body.js';
 import type { StoreReader } from '../src/store/interfaces.js';
 import { tempDataDir } from '../test/helpers/server.js';
 import { buildWorld } from '../test/helpers/world.js';
+import { literalReference } from '../test/helpers/code-ref-push.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,19 +39,7 @@ for (let i = 0; i < flags; i += 100) {
   });
 }
 for (let b = 0; b < branches; b++) {
-  const references = names.map((key, i) => ({
-    file: `src/f${i % 50}.ts`,
-    line: i + 1,
-    column: 1,
-    language: 'typescript',
-    sdk: 'openfeature',
-    method: 'getBooleanValue',
-    kind: 'literal',
-    key,
-    expression: `'${key}'`,
-    context: [`client.getBooleanValue('${key}', false)`],
-    contextStart: i + 1,
-  }));
+  const references = names.map((key, i) => literalReference(key, i + 1, `src/f${i % 50}.ts`));
   world.run('codeRefsPush', {
     principal: kOperator,
     projectId,

@@ -11,6 +11,7 @@ import { jsonBody } from '../../src/model/request-body.js';
 import type { KeyedKind, StoreReader } from '../../src/store/interfaces.js';
 import { tempDataDir } from '../helpers/server.js';
 import { buildWorld } from '../helpers/world.js';
+import { literalReference } from '../helpers/code-ref-push.js';
 
 const world = buildWorld(tempDataDir());
 t.teardown(() => world.store.close());
@@ -52,19 +53,7 @@ const push = (keys: string[]) =>
         repository: 'acme/app',
         branch: 'main',
         commit: `c${keys.length}`,
-        references: keys.map((key, i) => ({
-          file: 'src/app.ts',
-          line: i + 1,
-          column: 1,
-          language: 'typescript',
-          sdk: 'openfeature',
-          method: 'getBooleanValue',
-          kind: 'literal',
-          key,
-          expression: `'${key}'`,
-          context: [`client.getBooleanValue('${key}', false)`],
-          contextStart: i + 1,
-        })),
+        references: keys.map((key, i) => literalReference(key, i + 1)),
       }),
     ),
   });
