@@ -35,6 +35,11 @@ export interface GrpcHost {
   relay(): FollowState | null;
   /** Hears every poll that found a new commit, with the store's revision then (src/stream/change-poller.ts). */
   onCommit(listener: (revision: number) => void): void;
+  /**
+   * A relay follows for as long as the returned release is not called: it may serve any flag set to
+   * stock flagd clients that report nothing, so every set counts as read meanwhile (src/sync/read-recorder.ts).
+   */
+  relayFollows(): () => void;
 }
 
 /** A service as its host runs it. */

@@ -100,7 +100,13 @@ export class FollowService implements HostedGrpcService {
       }
       store.resetReadTxn();
       const key = this.access.grant(call.metadata('authorization'), call.peer, clock.now());
-      release = this.host.watchChanges();
+      const unwatch = this.host.watchChanges();
+      // A relay serves every flag set to flagd clients this node never hears of (docs/decisions.md: flag set reads).
+      const unfollow = this.host.relayFollows();
+      release = () => {
+        unwatch();
+        unfollow();
+      };
       const follower: Follower = { call, key, release, ...request, writing: false, sentAt: 0, ended: false };
       this.followers.add(follower);
       call.onEnd(() => this.forget(follower));

@@ -10,6 +10,7 @@ import { apiErrors } from '../routes/openapi-parts.js';
 import { clientAddresses, sendRefusal } from '../routes/service-route-parts.js';
 import { type Static, Type } from '../typebox.js';
 import { RelayKeyAccess } from './access.js';
+import { kEveryProject } from '../flags/records/flag-set-read-records.js';
 
 export const RelayDiscovery = Type.Object(
   {
@@ -52,6 +53,8 @@ export const kRelayRoutes = {
           if (deps.config.syncPort === 0) {
             throw new FlagwireError('NOT_FOUND', 'This node serves no sync service (FLAGWIRE_SYNC_PORT is 0), so no relay can follow it.');
           }
+          // A relay about to follow: every flag set counts as read (its Follow stream marks them while open).
+          deps.flagSetReads.read(kEveryProject, null, now);
           const body: RelayDiscovery = { syncPort: deps.config.syncPort, source: deps.store.source(), revision: deps.store.revision() };
           send(res, 200, JSON.stringify(body), 'application/json', revisionHeaders(body.revision));
         } catch (err) {

@@ -24,6 +24,7 @@
 import type { Logger } from 'pino';
 import type { ActivityRecorder } from '../tokens/activity.js';
 import type { FlagSetReadRecorder, OpenFlagSet } from './read-recorder.js';
+import { kEveryProject } from '../flags/records/flag-set-read-records.js';
 import type { AuthFailures } from '../http/auth-failures.js';
 import { Periodic } from '../background/periodic.js';
 import type { Clock } from '../clock.js';
@@ -88,6 +89,8 @@ export class SyncServer {
   private readonly rechecks: Periodic;
   /** Streams watching the change poll (flagd's and the hosted services'): the poll runs while there are any. */
   private watching = 0;
+  /** Relays following (GrpcHost.relayFollows): every set is read while any does. */
+  private relaysFollowing = 0;
   /** The services of other capabilities it hosts beside flagd's (src/capability/grpc-service.ts). */
   private readonly hosted: HostedGrpcService[] = [];
   private readonly commitListeners: ((revision: number) => void)[] = [];
@@ -129,6 +132,16 @@ export class SyncServer {
       onCommit: (listener) => {
         this.commitListeners.push(listener);
       },
+      relayFollows: () => {
+        this.relaysFollowing++;
+        options.reads.read(kEveryProject, null, options.clock.now());
+        let released = false;
+        return () => {
+          if (released) return;
+          released = true;
+          this.relaysFollowing--;
+        };
+      },
     };
     this.rechecks = new Periodic(() => this.recheckTokens(), {
       intervalMs: kStreamRecheckMs,
@@ -165,8 +178,9 @@ export class SyncServer {
     await this.server.close();
   }
 
-  /** The sets a SyncFlags stream is open on now: each is read for as long as it is. */
+  /** The sets a SyncFlags stream is open on now, each read for as long as it is; every set while a relay follows. */
   *openFlagSets(): Iterable<OpenFlagSet> {
+    if (this.relaysFollowing > 0) yield { projectId: kEveryProject, environment: null };
     for (const group of this.poller.all()) if (group.watchers.size > 0) yield { projectId: group.projectId, environment: group.env };
   }
 

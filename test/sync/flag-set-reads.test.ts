@@ -2,22 +2,23 @@
 // the lifecycle's window (issue 99, item 3; docs/decisions.md: flag set reads): known, and so unused when
 // nothing evaluated it, while no stock flagd client read its set; unknown once one did, over HTTP
 // (GET /v1/flag-sets) or through the sync service (the stock @openfeature/flagd-provider), and for as
-// long as that provider's stream stays open, however far the clock moves. The server's clock is moved
+// long as that provider's stream stays open, however far the clock moves; and while a relay follows,
+// which may serve the set to clients this server never hears of. The server's clock is moved
 // (FLAGWIRE_TEST_HOOKS) instead of waiting a month; its reads are written every 200 ms, not every minute.
 import t from 'tap';
-import { FlagdProvider } from '@openfeature/flagd-provider';
 import { OpenFeature } from '@openfeature/server-sdk';
 import { call } from '../helpers/http.js';
 import { pollUntil } from '../helpers/poll.js';
 import { startTestServer, tempDataDir } from '../helpers/server.js';
 import { advanceClock } from '../helpers/test-hooks.js';
 import { buildWorld } from '../helpers/world.js';
-import { kFlagdDeadlineMs } from '../helpers/flagd-provider.js';
+import { inProcessFlagdProvider } from '../helpers/flagd-provider.js';
 
 const kDaySeconds = 24 * 3600;
 const dataDir = tempDataDir();
 const world = buildWorld(dataDir);
 const { ids, secrets } = world;
+const relayKey = world.run('relayKeyCreate', { name: 'edge' }).secret;
 const server = await startTestServer({
   dataDir,
   syncPort: 'free',
@@ -67,14 +68,16 @@ t.test('a GET of its flag set in the window: unknown, never unused; known again 
   t.equal(later.stage, 'ready-to-archive', 'unused, past its 40 days, and no scan says it is in code');
 });
 
+t.test('a relay about to follow: it may serve any set unseen, so usage is unknown', async (t) => {
+  const discovery = await call(server.baseUrl, 'GET', '/v1/relay', { token: relayKey });
+  t.equal(discovery.status, 200, discovery.text);
+  t.not((await untilKnown("the relay's read is recorded", false)).stage, 'ready-to-archive');
+  await advanceClock(server, 31 * kDaySeconds);
+  await untilKnown('no relay followed in the window', true);
+});
+
 t.test('the stock flagd provider: unknown while its sync stream is open, however long', async (t) => {
-  const provider = new FlagdProvider({
-    resolverType: 'in-process',
-    deadlineMs: kFlagdDeadlineMs,
-    host: '127.0.0.1',
-    port: server.syncPort,
-    selector: `flagSetId=${ids.single},token=${secrets.read}`,
-  });
+  const provider = inProcessFlagdProvider(server.syncPort, `flagSetId=${ids.single},token=${secrets.read}`);
   await OpenFeature.setProviderAndWait('reads', provider);
   t.equal(await OpenFeature.getClient('reads').getBooleanValue('served', false, { targetingKey: 'u1' }), true, 'evaluated unseen');
   t.not((await untilKnown('its read is recorded', false)).stage, 'unused');

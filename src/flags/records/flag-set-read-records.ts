@@ -6,9 +6,9 @@
 import type { StoreReader } from '../../store/interfaces.js';
 import { keyedRecords } from '../../store/record-kinds.js';
 
-/** One flag set's latest read, or (projectId '') since when reads are recorded at all. */
+/** One flag set's latest read; with projectId '', since when reads are recorded, or every set's latest read (a relay's). */
 export interface FlagSetRead {
-  /** The set's id (flagSetIdOf), or kSinceKey. */
+  /** The set's id (flagSetIdOf), kSinceKey or kEveryKey. */
   flagSetId: string;
   projectId: string;
   /** Unix ms: the latest read recorded; for kSinceKey, the first time any node recorded reads. */
@@ -17,6 +17,10 @@ export interface FlagSetRead {
 
 /** The record that says since when reads are recorded: a set read before then was read unseen. */
 export const kSinceKey = '*since';
+/** The record of the latest read of every set at once: a relay following serves any project's sets unseen. */
+export const kEveryKey = '*every';
+/** The project a mark names for every project's sets (no project id holds it). */
+export const kEveryProject = '*';
 
 export const kFlagSetReadRecords = keyedRecords<FlagSetRead>()({
   name: 'flagSetRead',
@@ -48,20 +52,28 @@ export interface ProjectFlagSetReads {
   readonly lastReadAt: ReadonlyMap<string, number>;
   /** Since when reads are recorded (null: never, on this store). */
   readonly since: number | null;
+  /** The latest read of every set at once (a relay following); null: none. */
+  readonly everyAt: number | null;
 }
 
 export function projectFlagSetReads(r: Pick<StoreReader, 'getKeyed' | 'listKeyedBy'>, projectId: string): ProjectFlagSetReads {
   const lastReadAt = new Map<string, number>();
   for (const read of r.listKeyedBy(kFlagSetReadRecords, 'project', projectId)) lastReadAt.set(read.flagSetId, read.lastReadAt);
-  return { lastReadAt, since: r.getKeyed(kFlagSetReadRecords, kSinceKey)?.lastReadAt ?? null };
+  return {
+    lastReadAt,
+    since: r.getKeyed(kFlagSetReadRecords, kSinceKey)?.lastReadAt ?? null,
+    everyAt: r.getKeyed(kFlagSetReadRecords, kEveryKey)?.lastReadAt ?? null,
+  };
 }
 
 /**
- * Whether one of the sets `flagSetIds` may have been read at or after `from`: one was, or reads were not
- * yet recorded then (a set read before the first recorder ran was read unseen). False only when known not to be.
+ * Whether one of the sets `flagSetIds` may have been read at or after `from`: one was, a relay followed
+ * (it serves every set), or reads were not yet recorded then (a set read before the first recorder ran
+ * was read unseen). False only when known not to be.
  */
 export function readSince(reads: ProjectFlagSetReads, flagSetIds: readonly string[], from: number): boolean {
   if (flagSetIds.length === 0) return false;
   if (reads.since === null || reads.since > from) return true;
+  if (reads.everyAt !== null && reads.everyAt >= from) return true;
   return flagSetIds.some((id) => (reads.lastReadAt.get(id) ?? Number.NEGATIVE_INFINITY) >= from);
 }
