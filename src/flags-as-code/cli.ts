@@ -6,6 +6,7 @@ import { bool, command, kAsFlagEditor, readFileOption, str, type CliCommand } fr
 import { requireProject } from '../model/records/lookups.js';
 import { jsonBody } from '../model/request-body.js';
 import { type ApplyConditions, flagsPlan } from './apply-commands.js';
+import { kFlagSetReadCommands } from '../flags/records/flag-set-read-commands.js';
 import { kFlagsAsCodeCommands } from './command-table.js';
 import { type ExportFormat, exportProject, kExportFormats } from './export.js';
 import { fileText } from './flag-file.js';
@@ -46,19 +47,19 @@ export const kFlagsAsCodeCli: readonly CliCommand[] = [
       env: str('NAME', "flagd's format of a multi-environment project: the environment to export (flagd has none)"),
     },
     notes: 'The same project state always gives the same bytes: commit the file, and `flagwire plan` shows what changed since.',
-    run(args, ctx) {
+    async run(args, ctx) {
       const format = args.string('format') ?? 'flagwire';
       if (!(kExportFormats as readonly string[]).includes(format))
         throw new UsageError(`--format must be flagwire or flagd, not "${format}"`, `Usage: flagwire ${kExportUsage}`);
-      return ctx.read((r) =>
-        exportProject(
-          r,
-          requireProject(r, args.positional('PROJECT_ID')),
-          { format: format as ExportFormat, env: args.string('env') ?? null },
-          'console',
-          ctx.now,
-        ),
-      );
+      const env = args.string('env') ?? null;
+      const { projectId, document } = await ctx.read((r) => {
+        const project = requireProject(r, args.positional('PROJECT_ID'));
+        return { projectId: project.id, document: exportProject(r, project, { format: format as ExportFormat, env }, 'console', ctx.now) };
+      });
+      // A flagd file may be served by a stock flagd that reports nothing: a read of the set it holds.
+      if (format === 'flagd')
+        await ctx.write(kFlagSetReadCommands.recordFlagSetReads, { reads: [{ projectId, environment: env, at: ctx.now }] });
+      return document;
     },
     human: (document: Record<string, unknown>) => fileText(document).trimEnd(),
   }),

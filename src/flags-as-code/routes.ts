@@ -68,14 +68,18 @@ export const kFlagsAsCodeApiRoutes: Readonly<Record<string, ManagementRouteSpec>
     },
     handler: {
       kind: 'read',
-      run(request, auth, { store, clock }) {
+      run(request, auth, { store, clock, flagSetReads }) {
         const format = request.query.get('format') ?? 'flagwire';
         if (!(kExportFormats as readonly string[]).includes(format))
           throw new FlagwireError('INVALID_REQUEST', `"format" must be flagwire or flagd, not "${format}".`);
         // A read that names an environment is limited as every such read is (spec: GET /api/v1/flags).
         const env = request.query.get('env');
         requireEnvironmentAllowed(auth.token.environments, env);
-        return new JsonText(fileText(exportProject(store, auth.project, { format: format as ExportFormat, env }, 'api', clock.now())));
+        const now = clock.now();
+        const file = fileText(exportProject(store, auth.project, { format: format as ExportFormat, env }, 'api', now));
+        // A flagd file may be served by a stock flagd that reports nothing: a read of the set it holds.
+        if (format === 'flagd') flagSetReads.read(auth.project.id, env, now);
+        return new JsonText(file);
       },
     },
   },

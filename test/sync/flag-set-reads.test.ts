@@ -1,9 +1,9 @@
 // Black-box: a flag a flagd flag set serves is "usage unknown" exactly while a set serving it was read in
 // the lifecycle's window (issue 99, item 3; docs/decisions.md: flag set reads): known, and so unused when
 // nothing evaluated it, while no stock flagd client read its set; unknown once one did, over HTTP
-// (GET /v1/flag-sets) or through the sync service (the stock @openfeature/flagd-provider), and for as
-// long as that provider's stream stays open, however far the clock moves; and while a relay follows,
-// which may serve the set to clients this server never hears of. The server's clock is moved
+// (GET /v1/flag-sets), by an export in flagd's format, or through the sync service (the stock
+// @openfeature/flagd-provider), and for as long as that provider's stream stays open, however far the
+// clock moves; and while a relay follows, which may serve the set to clients this server never hears of. The server's clock is moved
 // (FLAGWIRE_TEST_HOOKS) instead of waiting a month; its reads are written every 200 ms, not every minute.
 import t from 'tap';
 import { OpenFeature } from '@openfeature/server-sdk';
@@ -74,6 +74,19 @@ t.test('a relay about to follow: it may serve any set unseen, so usage is unknow
   t.not((await untilKnown("the relay's read is recorded", false)).stage, 'ready-to-archive');
   await advanceClock(server, 31 * kDaySeconds);
   await untilKnown('no relay followed in the window', true);
+});
+
+t.test("an export in flagd's format: a file a stock flagd may serve unseen, so a read", async (t) => {
+  const plain = await call(server.baseUrl, 'GET', '/api/v1/export', { token: secrets.read });
+  t.equal(plain.status, 200, plain.text);
+  await new Promise((r) => setTimeout(r, 1000));
+  t.equal((await lifecycle()).usageKnown, true, "Flagwire's own format is no read of a flag set");
+  const exported = await call(server.baseUrl, 'GET', '/api/v1/export?format=flagd', { token: secrets.read });
+  t.equal(exported.status, 200, exported.text);
+  t.ok(JSON.parse(exported.text).flags.served, 'the file holds the flag');
+  t.not((await untilKnown('the export is recorded as a read', false)).stage, 'ready-to-archive');
+  await advanceClock(server, 31 * kDaySeconds);
+  await untilKnown('no export in the window', true);
 });
 
 t.test('the stock flagd provider: unknown while its sync stream is open, however long', async (t) => {
