@@ -1,7 +1,9 @@
 // The languages a scan reads, each as the few shapes of its tree-sitter grammar a scan needs: a call (its
-// method, receiver and arguments), a binding (a name given a value), a string literal and a name. The
-// grammars are tree-sitter-wasms' (docs/code-refs.md); a node type named here is that grammar's.
+// method, receiver and arguments), its scopes, a declaration (a name given a value, or a parameter, a loop
+// variable, an import: a name given none), a write of a name, a string literal and a name. The grammars
+// are tree-sitter-wasms' (docs/code-refs.md); a node type named here is that grammar's.
 import type { SyntaxNode } from './grammars.js';
+import type { Declaration, ScopeRules } from './scopes.js';
 
 export type LanguageName = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'java' | 'csharp' | 'kotlin' | 'ruby';
 
@@ -18,11 +20,6 @@ export interface CallShape {
   readonly args: readonly CallArgument[];
 }
 
-export interface BindingShape {
-  readonly name: string;
-  readonly value: SyntaxNode;
-}
-
 export interface Language {
   readonly name: LanguageName;
   /** The grammar's file in tree-sitter-wasms (out/tree-sitter-<grammar>.wasm). */
@@ -30,9 +27,13 @@ export interface Language {
   /** The node types a call is, and its shape; null when a node of those types is not a plain call. */
   readonly callTypes: ReadonlySet<string>;
   call(node: SyntaxNode): CallShape | null;
-  /** The node types a binding is, and the names each binds (several: Go's `a, b := x, y`). */
-  readonly bindingTypes: ReadonlySet<string>;
-  bindings(node: SyntaxNode): readonly BindingShape[];
+  readonly scopes: ScopeRules;
+  /** The node types that declare names, and the names each declares (several: Go's `a, b := x, y`). */
+  readonly declarationTypes: ReadonlySet<string>;
+  declarations(node: SyntaxNode): readonly Declaration[];
+  /** The node types that give a declared name another value (`k = user.key`), and the names each writes. */
+  readonly writeTypes: ReadonlySet<string>;
+  written(node: SyntaxNode): readonly string[];
   /** The string's value when the node is a string literal without interpolation; null otherwise. */
   literal(node: SyntaxNode): string | null;
   /** The name a node stands for when it is a plain name, or a member access by names (`Flags.CHECKOUT`: CHECKOUT). */
@@ -90,11 +91,48 @@ function calleeShape(
 
 const kIdentifier: ReadonlySet<string> = new Set(['identifier']);
 
-/** The binding of a node whose `targetField` is a plain name (of `nameTypes`) and `valueField` its value. */
-function fieldBinding(node: SyntaxNode, targetField: string, valueField: string, nameTypes = kIdentifier): BindingShape[] {
+/**
+ * The declaration of a node whose `targetField` is a plain name (of `nameTypes`) and `valueField` its value
+ * (none: declared without one); a pattern there declares its names without values.
+ */
+function fieldBinding(
+  node: SyntaxNode,
+  targetField: string,
+  valueField: string,
+  nameTypes = kIdentifier,
+  skip: Skip = kNoSkip,
+): Declaration[] {
   const target = node.childForFieldName(targetField);
-  const value = node.childForFieldName(valueField);
-  return target !== null && nameTypes.has(target.type) && value !== null ? [{ name: target.text, value }] : [];
+  if (target === null) return [];
+  if (nameTypes.has(target.type)) return [{ name: target.text, value: node.childForFieldName(valueField) }];
+  return isPattern(target, nameTypes) ? unvalued(patternNames(target, nameTypes, skip)) : [];
+}
+
+/** Whether a target is a name or a destructuring of names, not a member or an element (`a.b = x`). */
+function isPattern(target: SyntaxNode, nameTypes: ReadonlySet<string>): boolean {
+  return nameTypes.has(target.type) || /pattern|list|tuple|destructured/.test(target.type);
+}
+
+/** Fields of a pattern that hold no declared name (a default value, a type), by the pattern's node type ('*': any). */
+type Skip = ReadonlyMap<string, readonly string[]>;
+const kNoSkip: Skip = new Map();
+
+/** The names a pattern (a parameter list, a destructuring) declares: its nodes of `nameTypes`, outside skipped fields. */
+function patternNames(node: SyntaxNode, nameTypes: ReadonlySet<string>, skip: Skip): string[] {
+  if (nameTypes.has(node.type)) return [node.text];
+  const skipped = new Set<number>();
+  for (const field of [...(skip.get(node.type) ?? []), ...(skip.get('*') ?? [])])
+    for (const child of node.childrenForFieldName(field)) skipped.add(child.id);
+  return node.namedChildren.filter((child) => !skipped.has(child.id)).flatMap((child) => patternNames(child, nameTypes, skip));
+}
+
+function unvalued(names: readonly string[], place?: Declaration['place']): Declaration[] {
+  return names.map((name) => (place === undefined ? { name, value: null } : { name, value: null, place }));
+}
+
+/** The names of `field` children of `node`, when they are of `nameTypes`. */
+function fieldNames(node: SyntaxNode, field: string, nameTypes = kIdentifier): string[] {
+  return node.childrenForFieldName(field).flatMap((child) => (nameTypes.has(child.type) ? [child.text] : []));
 }
 
 function nameOf(node: SyntaxNode, identifierTypes: ReadonlySet<string>, memberTypes: ReadonlySet<string>): string | null {
@@ -106,6 +144,63 @@ function nameOf(node: SyntaxNode, identifierTypes: ReadonlySet<string>, memberTy
 const kJsStrings = new Set(['string_fragment']);
 const kJsIdentifiers = new Set(['identifier']);
 const kJsMembers = new Set(['member_expression']);
+const kJsNames: ReadonlySet<string> = new Set(['identifier', 'shorthand_property_identifier_pattern']);
+const kJsSkip: Skip = new Map([
+  ['*', ['right', 'type', 'decorator']],
+  ['required_parameter', ['value']],
+  ['optional_parameter', ['value']],
+]);
+const kJsFunctions = [
+  'program',
+  'function_declaration',
+  'generator_function_declaration',
+  'function_expression',
+  'function',
+  'generator_function',
+  'arrow_function',
+  'method_definition',
+  'class_static_block',
+];
+const kJsScopes: ScopeRules = {
+  types: new Set([...kJsFunctions, 'statement_block', 'for_statement', 'for_in_statement', 'catch_clause', 'switch_body']),
+  functions: new Set(kJsFunctions),
+  members: new Set(['program']),
+};
+
+/** How a for-in or for-of declares its variable; null: it declares none, it writes one declared before. */
+function forKind(node: SyntaxNode): string | null {
+  return /^for\s*(?:await\s*)?\(\s*(const|let|var)\b/.exec(node.text)?.[1] ?? null;
+}
+
+function javascriptDeclarations(node: SyntaxNode): Declaration[] {
+  switch (node.type) {
+    case 'variable_declarator': {
+      const place = node.parent?.type === 'variable_declaration' ? 'function' : undefined;
+      return fieldBinding(node, 'name', 'value', kJsNames, kJsSkip).map((d) => (place === undefined ? d : { ...d, place }));
+    }
+    case 'formal_parameters':
+      return unvalued(patternNames(node, kJsNames, kJsSkip));
+    case 'arrow_function':
+      return unvalued(fieldNames(node, 'parameter'));
+    case 'catch_clause':
+    case 'for_in_statement': {
+      const target = node.childForFieldName(node.type === 'catch_clause' ? 'parameter' : 'left');
+      const kind = node.type === 'for_in_statement' ? forKind(node) : 'let';
+      if (target === null || kind === null) return [];
+      return unvalued(patternNames(target, kJsNames, kJsSkip), kind === 'var' ? 'function' : undefined);
+    }
+    case 'function_declaration':
+    case 'generator_function_declaration':
+      return unvalued(fieldNames(node, 'name'), 'outer');
+    case 'class_declaration':
+      return unvalued(fieldNames(node, 'name'));
+    case 'import_specifier':
+      return unvalued([(node.childForFieldName('alias') ?? node.childForFieldName('name'))?.text ?? '']);
+    default:
+      // An import's default name (import_clause) or namespace (namespace_import).
+      return unvalued(node.namedChildren.filter((n) => n.type === 'identifier').map((n) => n.text));
+  }
+}
 
 function javascriptLike(name: 'typescript' | 'tsx' | 'javascript'): Language {
   return {
@@ -120,8 +215,28 @@ function javascriptLike(name: 'typescript' | 'tsx' | 'javascript'): Language {
         'property',
         plainArgs(node.childForFieldName('arguments')),
       ),
-    bindingTypes: new Set(['variable_declarator', 'assignment_expression']),
-    bindings: (node) => (node.type === 'variable_declarator' ? fieldBinding(node, 'name', 'value') : fieldBinding(node, 'left', 'right')),
+    scopes: kJsScopes,
+    declarationTypes: new Set([
+      'variable_declarator',
+      'formal_parameters',
+      'arrow_function',
+      'catch_clause',
+      'for_in_statement',
+      'function_declaration',
+      'generator_function_declaration',
+      'class_declaration',
+      'import_specifier',
+      'import_clause',
+      'namespace_import',
+    ]),
+    declarations: javascriptDeclarations,
+    writeTypes: new Set(['assignment_expression', 'augmented_assignment_expression', 'update_expression', 'for_in_statement']),
+    written(node) {
+      if (node.type === 'for_in_statement' && forKind(node) !== null) return [];
+      const target = node.childForFieldName(node.type === 'update_expression' ? 'argument' : 'left');
+      // A member written (`client.timeout = 5`) is no name's new value.
+      return target === null || !isPattern(target, kJsNames) ? [] : patternNames(target, kJsNames, kJsSkip);
+    },
     literal(node) {
       if (node.type === 'string') return contentOf(node, kJsStrings);
       if (node.type === 'template_string') return contentOf(node, kJsStrings);
@@ -133,6 +248,9 @@ function javascriptLike(name: 'typescript' | 'tsx' | 'javascript'): Language {
 }
 
 const kPythonContent = new Set(['string_content']);
+const kPythonSkip: Skip = new Map([['*', ['value', 'type']]]);
+const kPythonFunctions = ['module', 'function_definition', 'lambda'];
+const kPythonComprehensions = ['list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression'];
 const kPython: Language = {
   name: 'python',
   grammar: 'python',
@@ -148,8 +266,61 @@ const kPython: Language = {
     }
     return calleeShape(fn, 'attribute', 'object', 'attribute', args);
   },
-  bindingTypes: new Set(['assignment']),
-  bindings: (node) => fieldBinding(node, 'left', 'right'),
+  // An assignment declares in its function (a block opens no scope), a comprehension's variables in it.
+  scopes: {
+    types: new Set([...kPythonFunctions, 'class_definition', ...kPythonComprehensions]),
+    functions: new Set(kPythonFunctions),
+    members: new Set(['module', 'class_definition']),
+    classes: new Set(['class_definition']),
+  },
+  declarationTypes: new Set([
+    'assignment',
+    'parameters',
+    'lambda_parameters',
+    'for_statement',
+    'for_in_clause',
+    'as_pattern_target',
+    'function_definition',
+    'class_definition',
+    'aliased_import',
+    'import_statement',
+    'import_from_statement',
+    'global_statement',
+    'nonlocal_statement',
+  ]),
+  declarations(node) {
+    switch (node.type) {
+      case 'assignment':
+        return fieldBinding(node, 'left', 'right', kIdentifier, kPythonSkip);
+      case 'parameters':
+      case 'lambda_parameters':
+      case 'as_pattern_target':
+        return unvalued(patternNames(node, kIdentifier, kPythonSkip));
+      case 'for_statement':
+      case 'for_in_clause': {
+        const left = node.childForFieldName('left');
+        return left === null ? [] : unvalued(patternNames(left, kIdentifier, kPythonSkip));
+      }
+      case 'function_definition':
+      case 'class_definition':
+        return unvalued(fieldNames(node, 'name'), 'outer');
+      case 'aliased_import':
+        return unvalued(fieldNames(node, 'alias'));
+      case 'global_statement':
+      case 'nonlocal_statement':
+        return unvalued(node.namedChildren.filter((n) => n.type === 'identifier').map((n) => n.text));
+      default:
+        // `import a.b` names a; `from m import k` names k (an aliased one is its aliased_import's).
+        return unvalued(node.childrenForFieldName('name').flatMap((n) => (n.type === 'dotted_name' ? [n.namedChildren[0]!.text] : [])));
+    }
+  },
+  // A name made global or nonlocal is written from elsewhere: its value is no longer the file's to know.
+  writeTypes: new Set(['augmented_assignment', 'named_expression', 'global_statement', 'nonlocal_statement']),
+  written(node) {
+    if (node.type === 'global_statement' || node.type === 'nonlocal_statement')
+      return node.namedChildren.filter((n) => n.type === 'identifier').map((n) => n.text);
+    return fieldNames(node, node.type === 'named_expression' ? 'name' : 'left');
+  },
   literal(node) {
     if (node.type !== 'string') return null;
     // An f-string's parts are interpolations; a byte or raw prefix is still a plain literal.
@@ -160,6 +331,12 @@ const kPython: Language = {
 };
 
 const kGoIdentifiers = new Set(['identifier']);
+const kGoFunctions = ['source_file', 'function_declaration', 'method_declaration', 'func_literal'];
+
+/** The plain names on the left of a Go assignment or range clause. */
+function goTargets(node: SyntaxNode): string[] {
+  return (node.childForFieldName('left')?.namedChildren ?? []).filter((n) => n.type === 'identifier').map((n) => n.text);
+}
 const kGoMembers = new Set(['selector_expression']);
 const kGo: Language = {
   name: 'go',
@@ -173,18 +350,59 @@ const kGo: Language = {
       'field',
       plainArgs(node.childForFieldName('arguments')),
     ),
-  bindingTypes: new Set(['const_spec', 'var_spec', 'short_var_declaration', 'assignment_statement']),
-  bindings(node) {
+  scopes: {
+    types: new Set([
+      ...kGoFunctions,
+      'block',
+      'if_statement',
+      'for_statement',
+      'expression_switch_statement',
+      'type_switch_statement',
+      'select_statement',
+      'expression_case',
+      'type_case',
+      'default_case',
+      'communication_case',
+    ]),
+    functions: new Set(kGoFunctions),
+    members: new Set(['source_file']),
+  },
+  declarationTypes: new Set([
+    'const_spec',
+    'var_spec',
+    'short_var_declaration',
+    'parameter_declaration',
+    'variadic_parameter_declaration',
+    'range_clause',
+    'function_declaration',
+  ]),
+  declarations(node) {
+    switch (node.type) {
+      case 'parameter_declaration':
+      case 'variadic_parameter_declaration':
+        return unvalued(fieldNames(node, 'name'));
+      case 'range_clause':
+        return node.text.includes(':=') ? unvalued(goTargets(node)) : [];
+      case 'function_declaration':
+        return unvalued(fieldNames(node, 'name'), 'outer');
+    }
     const spec = node.type === 'const_spec' || node.type === 'var_spec';
     const names = spec ? node.childrenForFieldName('name') : (node.childForFieldName('left')?.namedChildren ?? []);
     const values = node.childForFieldName(spec ? 'value' : 'right')?.namedChildren ?? [];
-    const out: BindingShape[] = [];
+    const out: Declaration[] = [];
     names.forEach((target, i) => {
-      const value = values[i];
-      if (target.type === 'identifier' && value !== undefined) out.push({ name: target.text, value });
+      // Several names from one value (`v, err := f()`) are declared with none.
+      if (target.type === 'identifier') out.push({ name: target.text, value: values.length === names.length ? (values[i] ?? null) : null });
     });
     return out;
   },
+  writeTypes: new Set(['assignment_statement', 'inc_statement', 'dec_statement', 'range_clause']),
+  written: (node) =>
+    node.type === 'range_clause' && node.text.includes(':=')
+      ? []
+      : node.type === 'assignment_statement' || node.type === 'range_clause'
+        ? goTargets(node)
+        : node.namedChildren.filter((n) => n.type === 'identifier').map((n) => n.text),
   literal(node) {
     if (node.type === 'raw_string_literal') return node.text.slice(1, -1);
     return node.type === 'interpreted_string_literal' ? unquoted(node.text, '') : null;
@@ -194,6 +412,7 @@ const kGo: Language = {
 };
 
 const kJavaContent = new Set(['string_fragment']);
+const kJavaFunctions = ['method_declaration', 'constructor_declaration', 'lambda_expression'];
 const kJava: Language = {
   name: 'java',
   grammar: 'java',
@@ -203,13 +422,65 @@ const kJava: Language = {
     if (name === null) return null;
     return { method: name.text, receiver: node.childForFieldName('object'), args: plainArgs(node.childForFieldName('arguments')) };
   },
-  bindingTypes: new Set(['variable_declarator', 'assignment_expression']),
-  bindings: (node) => (node.type === 'variable_declarator' ? fieldBinding(node, 'name', 'value') : fieldBinding(node, 'left', 'right')),
+  scopes: {
+    types: new Set([
+      ...kJavaFunctions,
+      'program',
+      'class_body',
+      'interface_body',
+      'enum_body',
+      'block',
+      'for_statement',
+      'enhanced_for_statement',
+      'try_with_resources_statement',
+      'catch_clause',
+      'switch_block',
+    ]),
+    functions: new Set(kJavaFunctions),
+    members: new Set(['program', 'class_body', 'interface_body', 'enum_body']),
+  },
+  declarationTypes: new Set([
+    'variable_declarator',
+    'formal_parameter',
+    'catch_formal_parameter',
+    'enhanced_for_statement',
+    'resource',
+    'lambda_expression',
+    'inferred_parameters',
+    'instanceof_expression',
+  ]),
+  declarations(node) {
+    switch (node.type) {
+      case 'variable_declarator':
+      case 'resource':
+        return fieldBinding(node, 'name', 'value');
+      case 'lambda_expression':
+        return unvalued(fieldNames(node, 'parameters'));
+      case 'inferred_parameters':
+        return unvalued(node.namedChildren.filter((n) => n.type === 'identifier').map((n) => n.text));
+      default:
+        return unvalued(fieldNames(node, 'name'));
+    }
+  },
+  writeTypes: new Set(['assignment_expression', 'update_expression']),
+  written: (node) =>
+    node.type === 'assignment_expression'
+      ? fieldNames(node, 'left')
+      : node.namedChildren.filter((n) => n.type === 'identifier').map((n) => n.text),
   literal: (node) => (node.type === 'string_literal' && !node.text.startsWith('"""') ? contentOf(node, kJavaContent) : null),
   boundName: (node) => nameOf(node, new Set(['identifier']), new Set(['field_access'])),
   openFeatureKeyAt: 0,
 };
 
+const kCsharpFunctions = [
+  'compilation_unit',
+  'method_declaration',
+  'constructor_declaration',
+  'local_function_statement',
+  'lambda_expression',
+  'anonymous_method_expression',
+  'accessor_declaration',
+];
 const kCsharp: Language = {
   name: 'csharp',
   grammar: 'c_sharp',
@@ -224,13 +495,57 @@ const kCsharp: Language = {
     }
     return calleeShape(node.childForFieldName('function'), 'member_access_expression', 'expression', 'name', args);
   },
-  bindingTypes: new Set(['variable_declarator', 'assignment_expression']),
-  bindings(node) {
-    if (node.type === 'assignment_expression') return fieldBinding(node, 'left', 'right');
-    const target = node.namedChildren[0];
-    const value = node.namedChildren.find((n) => n.type === 'equals_value_clause')?.namedChildren[0];
-    return target?.type === 'identifier' && value !== undefined ? [{ name: target.text, value }] : [];
+  scopes: {
+    types: new Set([
+      ...kCsharpFunctions,
+      'namespace_declaration',
+      'declaration_list',
+      'block',
+      'for_statement',
+      'for_each_statement',
+      'using_statement',
+      'catch_clause',
+      'switch_section',
+    ]),
+    functions: new Set(kCsharpFunctions),
+    members: new Set(['compilation_unit', 'namespace_declaration', 'declaration_list']),
   },
+  declarationTypes: new Set([
+    'variable_declarator',
+    'parameter',
+    'parameter_list',
+    'for_each_statement',
+    'catch_declaration',
+    'declaration_pattern',
+    'declaration_expression',
+    'lambda_expression',
+  ]),
+  declarations(node) {
+    switch (node.type) {
+      case 'variable_declarator': {
+        const target = node.namedChildren[0];
+        const value = node.namedChildren.find((n) => n.type === 'equals_value_clause')?.namedChildren[0] ?? null;
+        return target?.type === 'identifier' ? [{ name: target.text, value }] : [];
+      }
+      case 'for_each_statement':
+        return unvalued(fieldNames(node, 'left'));
+      case 'lambda_expression': {
+        // `x => ...`: a lone parameter is the lambda's unnamed identifier child.
+        const body = node.childForFieldName('body')?.id;
+        return unvalued(node.namedChildren.filter((n) => n.type === 'identifier' && n.id !== body).map((n) => n.text));
+      }
+      default:
+        // A parameter, a catch's, a pattern's or an out variable's name; `params T[] xs` is the list's own name.
+        return unvalued(fieldNames(node, 'name'));
+    }
+  },
+  writeTypes: new Set(['assignment_expression', 'postfix_unary_expression', 'prefix_unary_expression']),
+  written: (node) =>
+    node.type === 'assignment_expression'
+      ? fieldNames(node, 'left')
+      : /\+\+|--/.test(node.text)
+        ? node.namedChildren.filter((n) => n.type === 'identifier').map((n) => n.text)
+        : [],
   literal(node) {
     if (node.type === 'verbatim_string_literal') return unquoted(node.text, '@');
     if (node.type !== 'string_literal') return null;
@@ -243,6 +558,14 @@ const kCsharp: Language = {
 };
 
 const kKotlinContent = new Set(['string_content']);
+const kKotlinFunctions = ['source_file', 'function_declaration', 'anonymous_function', 'lambda_literal', 'secondary_constructor', 'getter', 'setter'];
+
+/** The names a variable_declaration or a multi_variable_declaration declares. */
+function kotlinNames(node: SyntaxNode): string[] {
+  if (node.type === 'multi_variable_declaration') return node.namedChildren.flatMap(kotlinNames);
+  const name = node.namedChildren[0];
+  return name?.type === 'simple_identifier' ? [name.text] : [];
+}
 const kKotlin: Language = {
   name: 'kotlin',
   grammar: 'kotlin',
@@ -266,22 +589,60 @@ const kKotlin: Language = {
     }
     return fn.type === 'simple_identifier' ? { method: fn.text, receiver: null, args } : null;
   },
-  bindingTypes: new Set(['property_declaration', 'assignment']),
-  bindings(node) {
+  scopes: {
+    types: new Set([
+      ...kKotlinFunctions,
+      'class_declaration',
+      'object_declaration',
+      'companion_object',
+      'class_body',
+      'control_structure_body',
+      'for_statement',
+      'catch_block',
+      'when_entry',
+      'anonymous_initializer',
+    ]),
+    functions: new Set(kKotlinFunctions),
+    members: new Set(['source_file', 'class_body']),
+  },
+  declarationTypes: new Set([
+    'property_declaration',
+    'parameter',
+    'class_parameter',
+    'lambda_parameters',
+    'lambda_literal',
+    'for_statement',
+    'catch_block',
+  ]),
+  declarations(node) {
     const parts = node.namedChildren;
-    if (node.type === 'assignment') {
-      const target = parts[0];
-      const value = parts.at(-1);
-      const name = target?.namedChildren[0];
-      return name?.type === 'simple_identifier' && target!.namedChildCount === 1 && value !== undefined && value !== target
-        ? [{ name: name.text, value }]
-        : [];
+    switch (node.type) {
+      case 'property_declaration': {
+        const declaration = parts.find((n) => n.type === 'variable_declaration' || n.type === 'multi_variable_declaration');
+        if (declaration?.type !== 'variable_declaration') return declaration === undefined ? [] : unvalued(kotlinNames(declaration));
+        const name = declaration.namedChildren[0];
+        const value = parts.at(-1);
+        if (name?.type !== 'simple_identifier') return [];
+        return [{ name: name.text, value: value === undefined || value === declaration ? null : value }];
+      }
+      case 'lambda_literal':
+        // A lambda without parameters has `it`.
+        return parts.some((n) => n.type === 'lambda_parameters') ? [] : [{ name: 'it', value: null }];
+      case 'lambda_parameters':
+      case 'for_statement': {
+        const declared = parts.filter((n) => n.type === 'variable_declaration' || n.type === 'multi_variable_declaration');
+        return unvalued(declared.flatMap(kotlinNames));
+      }
+      default:
+        // A parameter's, a class parameter's or a catch's name: its first name.
+        return unvalued(parts.filter((n) => n.type === 'simple_identifier').slice(0, 1).map((n) => n.text));
     }
-    const declaration = parts.find((n) => n.type === 'variable_declaration');
-    const name = declaration?.namedChildren[0];
-    const value = parts.at(-1);
-    if (name?.type !== 'simple_identifier' || value === undefined || value === declaration) return [];
-    return [{ name: name.text, value }];
+  },
+  writeTypes: new Set(['assignment']),
+  written(node) {
+    const target = node.namedChildren[0];
+    const name = target?.namedChildren[0];
+    return name?.type === 'simple_identifier' && target!.namedChildCount === 1 ? [name.text] : [];
   },
   literal: (node) => (node.type === 'string_literal' && !node.text.startsWith('"""') ? contentOf(node, kKotlinContent) : null),
   boundName: (node) => nameOf(node, new Set(['simple_identifier']), new Set(['navigation_expression'])),
@@ -290,6 +651,8 @@ const kKotlin: Language = {
 
 const kRubyContent = new Set(['string_content']);
 const kRubyNames: ReadonlySet<string> = new Set(['identifier', 'constant']);
+const kRubySkip: Skip = new Map([['*', ['value', 'right']]]);
+const kRubyBoundaries = ['program', 'method', 'singleton_method', 'class', 'module', 'singleton_class'];
 const kRuby: Language = {
   name: 'ruby',
   grammar: 'ruby',
@@ -307,8 +670,34 @@ const kRuby: Language = {
     }
     return { method: method.text, receiver: node.childForFieldName('receiver'), args };
   },
-  bindingTypes: new Set(['assignment']),
-  bindings: (node) => fieldBinding(node, 'left', 'right', kRubyNames),
+  // A def, class or module hides the locals around it; a block sees them, and assigning one there writes it.
+  scopes: {
+    types: new Set([...kRubyBoundaries, 'block', 'do_block', 'lambda']),
+    functions: new Set(kRubyBoundaries),
+    members: new Set(['program', 'class', 'module', 'singleton_class']),
+    localBoundaries: new Set(kRubyBoundaries),
+  },
+  declarationTypes: new Set([
+    'assignment',
+    'method_parameters',
+    'block_parameters',
+    'lambda_parameters',
+    'for',
+    'exception_variable',
+  ]),
+  declarations(node) {
+    if (node.type === 'assignment') return fieldBinding(node, 'left', 'right', kRubyNames, kRubySkip);
+    if (node.type === 'for') {
+      const pattern = node.childForFieldName('pattern');
+      return pattern === null ? [] : unvalued(patternNames(pattern, kRubyNames, kRubySkip));
+    }
+    return unvalued(patternNames(node, kIdentifier, kRubySkip));
+  },
+  writeTypes: new Set(['assignment', 'operator_assignment']),
+  written(node) {
+    const target = node.childForFieldName('left');
+    return target === null || !isPattern(target, kRubyNames) ? [] : patternNames(target, kRubyNames, kRubySkip);
+  },
   literal(node) {
     if (node.type === 'simple_symbol') return node.text.slice(1);
     return node.type === 'string' ? contentOf(node, kRubyContent) : null;

@@ -1,10 +1,12 @@
 // One file's flag references: its tree walked once for the calls its language's patterns name
-// (call-patterns.ts) and every binding of a name; each call's key then read from the tree, never guessed.
-// A key is a string literal at the call, a name bound once in the file to a literal (a constant), or a
-// name bound once to such a name (an alias); anything else is reported unknown, with its place.
+// (call-patterns.ts) and every declaration and write of a name, each in its scope (scopes.ts); each call's
+// key then read from the tree, never guessed. A key is a string literal at the call, a name that stands
+// there for a literal (a constant), or for such a name (an alias); anything else, a parameter or a name
+// declared twice or written again included, is reported unknown, with its place.
 import { callPatterns, kKeyArgumentNames, mayReference, type CallPattern } from './call-patterns.js';
 import { parserFor, type SyntaxNode, type Tree } from './grammars.js';
 import type { CallShape, Language } from './languages.js';
+import { type Scope, ScopeTracker } from './scopes.js';
 import { kCodeRefLimits, type CodeReference } from './schemas.js';
 
 /** A receiver named so is taken for a flag client (an Unleash call on it counts). */
@@ -40,21 +42,31 @@ export async function parseSource(language: Language, text: string): Promise<Tre
 /** The references in a parsed file, with their call nodes. */
 export function findReferences(language: Language, file: string, text: string, tree: Tree): FoundReference[] {
   const patterns = callPatterns(language.name);
-  const calls: SyntaxNode[] = [];
-  const bindings = new Map<string, SyntaxNode[]>();
+  const calls: { node: SyntaxNode; scope: Scope }[] = [];
+  const scopes = new ScopeTracker(language.scopes, tree.rootNode.type);
   const cursor = tree.walk();
+  let depth = 0;
   try {
     for (;;) {
       const type = cursor.nodeType;
-      if (language.callTypes.has(type)) calls.push(cursor.currentNode);
-      else if (language.bindingTypes.has(type))
-        for (const binding of language.bindings(cursor.currentNode)) {
-          const values = bindings.get(binding.name);
-          if (values === undefined) bindings.set(binding.name, [binding.value]);
-          else values.push(binding.value);
-        }
-      if (cursor.gotoFirstChild()) continue;
-      while (!cursor.gotoNextSibling()) if (!cursor.gotoParent()) return resolveCalls(language, file, text, calls, bindings, patterns);
+      scopes.enter(type, depth);
+      if (language.callTypes.has(type)) calls.push({ node: cursor.currentNode, scope: scopes.current });
+      if (language.declarationTypes.has(type)) {
+        const node = cursor.currentNode;
+        for (const declaration of language.declarations(node)) scopes.declare(declaration, node);
+      }
+      if (language.writeTypes.has(type)) {
+        const node = cursor.currentNode;
+        for (const name of language.written(node)) scopes.write(name, node);
+      }
+      if (cursor.gotoFirstChild()) {
+        depth++;
+        continue;
+      }
+      while (!cursor.gotoNextSibling()) {
+        if (!cursor.gotoParent()) return resolveCalls(language, file, text, calls, scopes, patterns);
+        depth--;
+      }
     }
   } finally {
     cursor.delete();
@@ -65,21 +77,21 @@ function resolveCalls(
   language: Language,
   file: string,
   text: string,
-  calls: readonly SyntaxNode[],
-  bindings: ReadonlyMap<string, readonly SyntaxNode[]>,
+  calls: readonly { node: SyntaxNode; scope: Scope }[],
+  scopes: ScopeTracker,
   patterns: ReadonlyMap<string, CallPattern>,
 ): FoundReference[] {
   const found: FoundReference[] = [];
   let lines: string[] | undefined;
-  for (const node of calls) {
+  for (const { node, scope } of calls) {
     const shape = language.call(node);
     if (shape === null) continue;
     const pattern = patterns.get(shape.method);
     if (pattern === undefined) continue;
-    if (pattern.needsClient && !isFlagClient(language, shape.receiver, bindings, 0)) continue;
+    if (pattern.needsClient && !isFlagClient(language, shape.receiver, scopes, scope, 0)) continue;
     const argument = keyArgument(shape, pattern.sdk === 'openfeature' ? language.openFeatureKeyAt : 0);
     if (argument === undefined) continue;
-    const { kind, key } = resolveKey(language, argument, bindings);
+    const { kind, key } = resolveKey(language, argument, scopes, scope);
     lines ??= text.split('\n');
     const line = argument.startPosition.row + 1;
     const first = Math.max(1, line - 2);
@@ -115,43 +127,39 @@ function keyArgument(shape: CallShape, at: number): SyntaxNode | undefined {
   return shape.args.filter((arg) => arg.name === null)[at]?.value;
 }
 
-/** The one value a name is bound to in the file; undefined when it is bound never or more than once. */
-function soleValue(bindings: ReadonlyMap<string, readonly SyntaxNode[]>, name: string): SyntaxNode | undefined {
-  const values = bindings.get(name);
-  return values?.length === 1 ? values[0] : undefined;
+/** The value a name stands for where it is used, with the scope that value is read in; undefined: none for certain. */
+function valueOf(language: Language, node: SyntaxNode, scopes: ScopeTracker, scope: Scope): { value: SyntaxNode; from: Scope } | undefined {
+  const name = language.boundName(node);
+  if (name === null) return undefined;
+  const bound = scopes.resolve(name, name !== node.text, scope);
+  return bound === undefined || bound.value === null ? undefined : { value: bound.value, from: bound.from };
 }
 
 function resolveKey(
   language: Language,
   argument: SyntaxNode,
-  bindings: ReadonlyMap<string, readonly SyntaxNode[]>,
+  scopes: ScopeTracker,
+  scope: Scope,
 ): { kind: CodeReference['kind']; key: string | null } {
   const literal = language.literal(argument);
   if (literal !== null) return literal === '' ? { kind: 'unknown', key: null } : { kind: 'literal', key: literal };
-  let node = argument;
+  let at = { value: argument, from: scope };
   for (let hop = 0; hop < kMaxHops; hop++) {
-    const name = language.boundName(node);
-    if (name === null) break;
-    const value = soleValue(bindings, name);
-    if (value === undefined) break;
-    const bound = language.literal(value);
+    const next = valueOf(language, at.value, scopes, at.from);
+    if (next === undefined) break;
+    const bound = language.literal(next.value);
     if (bound !== null && bound !== '') return { kind: hop === 0 ? 'constant' : 'alias', key: bound };
-    node = value;
+    at = next;
   }
   return { kind: 'unknown', key: null };
 }
 
 /** Whether a receiver is a flag client: named so, made by a client's maker, or a name bound to one. */
-function isFlagClient(
-  language: Language,
-  receiver: SyntaxNode | null,
-  bindings: ReadonlyMap<string, readonly SyntaxNode[]>,
-  hop: number,
-): boolean {
+function isFlagClient(language: Language, receiver: SyntaxNode | null, scopes: ScopeTracker, scope: Scope, hop: number): boolean {
   if (receiver === null || hop > kMaxHops) return false;
   const name = language.boundName(receiver);
   if (name === null) return kClientMaker.test(receiver.text) && receiver.text.length <= kCodeRefLimits.lineLength;
   if (kClientName.test(name)) return true;
-  const value = soleValue(bindings, name);
-  return value !== undefined && isFlagClient(language, value, bindings, hop + 1);
+  const next = valueOf(language, receiver, scopes, scope);
+  return next !== undefined && isFlagClient(language, next.value, scopes, next.from, hop + 1);
 }

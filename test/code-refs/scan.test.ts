@@ -114,6 +114,70 @@ t.test('a name bound twice, a concatenation and a call are unknown; a common met
   );
 });
 
+t.test('a name is resolved in its scope: shadowed, hoisted, written inside, or out of sight is unknown', async (t) => {
+  const js = [
+    "const KEY = 'outer-key';",
+    'function a(KEY) { return client.getBooleanValue(KEY, false); }',
+    "function b() { const KEY = 'inner-key'; return client.getBooleanValue(KEY, false); }",
+    "function c() { if (x) { var hoisted = 'hoisted-key'; } return client.getBooleanValue(hoisted, false); }",
+    "function d() { let k = 'first'; items.forEach(() => { k = next(); }); return client.getBooleanValue(k, false); }",
+    "function e() { { const hidden = 'hidden-key'; } return client.getBooleanValue(hidden, false); }",
+    'function f() { for (const KEY of keys) client.getBooleanValue(KEY, false); }',
+    'const g = ({ KEY }) => client.getBooleanValue(KEY, false);',
+    'client.getBooleanValue(KEY, false);',
+  ].join('\n');
+  t.strictSame(
+    (await scanSource(languageOf('a.js')!, 'a.js', js)).map((r) => [r.line, r.kind, r.key]),
+    [
+      [2, 'unknown', null],
+      [3, 'constant', 'inner-key'],
+      [4, 'constant', 'hoisted-key'],
+      [5, 'unknown', null],
+      [6, 'unknown', null],
+      [7, 'unknown', null],
+      [8, 'unknown', null],
+      [9, 'constant', 'outer-key'],
+    ],
+  );
+  const python = [
+    'KEY = "outer-key"',
+    'class Flags:',
+    '    KEY = "class-key"',
+    '    def check(self):',
+    '        return client.get_boolean_value(KEY, False)',
+    'def reset():',
+    '    global KEY',
+    '    KEY = "other"',
+    'class Other:',
+    '    KEY = "class-key"',
+    '    client.get_boolean_value(KEY, False)',
+  ].join('\n');
+  t.strictSame(
+    (await scanSource(languageOf('a.py')!, 'a.py', python)).map((r) => [r.line, r.kind, r.key]),
+    [
+      [5, 'unknown', null],
+      [11, 'constant', 'class-key'],
+    ],
+    'a method does not see its class body; a global written elsewhere is unknown',
+  );
+  const ruby = [
+    'key = "top-key"',
+    'KEY = "const-key"',
+    'def check(client)',
+    '  client.fetch_boolean_value(flag_key: key, default_value: false)',
+    '  client.fetch_boolean_value(flag_key: KEY, default_value: false)',
+    'end',
+  ].join('\n');
+  t.strictSame(
+    (await scanSource(languageOf('a.rb')!, 'a.rb', ruby)).map((r) => [r.line, r.kind, r.key]),
+    [
+      [4, 'unknown', null],
+      [5, 'constant', 'const-key'],
+    ],
+    "a def does not see the file's locals, and sees its constants",
+  );
+});
+
 t.test('a folder walk skips dependencies, build output, .gitignore names and large files', async (t) => {
   const dir = tempDir(t, 'flagwire-code-refs-walk-');
   const call = "client.getBooleanValue('k', false);\n";

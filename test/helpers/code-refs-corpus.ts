@@ -2,7 +2,10 @@
 // each with planted flag references of every form (a literal key, a constant, an alias of a constant,
 // a computed key) through OpenFeature's and Unleash's calls, on clients named plainly and through
 // aliases, and decoys: strings that look like keys but are no flag call (logged, cached, in comments,
-// in strings, an unused constant, a common method on something that is no flag client).
+// in strings, an unused constant, a common method on something that is no flag client). Each block also
+// shadows: a file-level constant holding a decoy, hidden by a parameter of its name (a dynamic key) and by
+// a local constant of its name holding a key (a constant key), and a local constant holding a decoy used
+// by name in another function (a dynamic key: the constant is not seen there).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -30,6 +33,8 @@ interface Block {
   readonly constant: string;
   readonly alias: string;
   readonly decoy: string;
+  /** The key of the local constant that shadows the file-level one. */
+  readonly inner: string;
 }
 
 type Render = (blocks: readonly Block[]) => string;
@@ -45,6 +50,16 @@ const kRenderers: Readonly<Record<string, { ext: string; render: Render }>> = {
           `const CONST_${b.i} = '${b.constant}';`,
           `const ALIAS_SRC_${b.i} = '${b.alias}';`,
           `const DECOY_${b.i} = '${b.decoy}-unused';`,
+          `const SHADOW_${b.i} = '${b.decoy}-outer';`,
+        ]),
+        ...blocks.flatMap((b) => [
+          `export const paramShadow${b.i} = (SHADOW_${b.i}: string) => client.getBooleanValue(SHADOW_${b.i}, false);`,
+          `export function localShadow${b.i}() {`,
+          `  const SHADOW_${b.i} = '${b.inner}';`,
+          `  return client.getBooleanValue(SHADOW_${b.i}, false);`,
+          '}',
+          `export function leakFrom${b.i}() { const leak${b.i} = '${b.decoy}-leak'; return leak${b.i}; }`,
+          `export function leakTo${b.i}() { return client.getBooleanValue(leak${b.i}, false); }`,
         ]),
         ...blocks.flatMap((b) => [
           `export async function check${b.i}(user: { id: string }, unleash: Unleash, button: Button, cache: Map<string, string>) {`,
@@ -71,7 +86,21 @@ const kRenderers: Readonly<Record<string, { ext: string; render: Render }>> = {
       [
         "const { initialize } = require('unleash-client');",
         'const flags = initialize({ appName: "x" });',
-        ...blocks.flatMap((b) => [`const CONST_${b.i} = "${b.constant}";`, `let ALIAS_SRC_${b.i} = "${b.alias}";`]),
+        ...blocks.flatMap((b) => [
+          `const CONST_${b.i} = "${b.constant}";`,
+          `let ALIAS_SRC_${b.i} = "${b.alias}";`,
+          `const SHADOW_${b.i} = "${b.decoy}-outer";`,
+        ]),
+        ...blocks.flatMap((b) => [
+          `function paramShadow${b.i}(client, { SHADOW_${b.i} }) { return client.getBooleanValue(SHADOW_${b.i}, false); }`,
+          `function localShadow${b.i}(client) {`,
+          `  if (client) { const SHADOW_${b.i} = "${b.inner}"; return client.getBooleanValue(SHADOW_${b.i}, false); }`,
+          '}',
+          `function leak${b.i}(client) {`,
+          `  { const leak${b.i} = "${b.decoy}-leak"; console.log(leak${b.i}); }`,
+          `  return client.getBooleanValue(leak${b.i}, false);`,
+          '}',
+        ]),
         ...blocks.flatMap((b) => [
           `function check${b.i}(client, user, menu) {`,
           `  const a${b.i} = ALIAS_SRC_${b.i};`,
@@ -98,6 +127,20 @@ const kRenderers: Readonly<Record<string, { ext: string; render: Render }>> = {
           `CONST_${b.i} = "${b.constant}"`,
           `ALIAS_SRC_${b.i} = '${b.alias}'`,
           `DECOY_${b.i} = "${b.decoy}-unused"`,
+          `SHADOW_${b.i} = "${b.decoy}-outer"`,
+        ]),
+        ...blocks.flatMap((b) => [
+          `def param_shadow_${b.i}(SHADOW_${b.i}):`,
+          `    return client.get_boolean_value(SHADOW_${b.i}, False)`,
+          `def local_shadow_${b.i}():`,
+          `    SHADOW_${b.i} = "${b.inner}"`,
+          `    return client.get_boolean_value(SHADOW_${b.i}, False)`,
+          `def leak_from_${b.i}():`,
+          `    leak_${b.i} = "${b.decoy}-leak"`,
+          `    return leak_${b.i}`,
+          `def leak_to_${b.i}():`,
+          `    return client.get_boolean_value(leak_${b.i}, False)`,
+          '',
         ]),
         ...blocks.flatMap((b) => [
           `def check_${b.i}(user, unleash_client, settings):`,
@@ -125,7 +168,29 @@ const kRenderers: Readonly<Record<string, { ext: string; render: Render }>> = {
         '\t"context"',
         '\t"fmt"',
         ')',
-        ...blocks.flatMap((b) => [`const Const${b.i} = "${b.constant}"`, `var aliasSrc${b.i} = "${b.alias}"`]),
+        ...blocks.flatMap((b) => [
+          `const Const${b.i} = "${b.constant}"`,
+          `var aliasSrc${b.i} = "${b.alias}"`,
+          `const shadow${b.i} = "${b.decoy}-outer"`,
+        ]),
+        ...blocks.flatMap((b) => [
+          `func paramShadow${b.i}(ctx context.Context, client *openfeature.Client, shadow${b.i} string) {`,
+          `	client.BooleanValue(ctx, shadow${b.i}, false, openfeature.EvaluationContext{})`,
+          '}',
+          `func localShadow${b.i}(ctx context.Context, client *openfeature.Client) {`,
+          `	if client != nil {`,
+          `		shadow${b.i} := "${b.inner}"`,
+          `		client.BooleanValue(ctx, shadow${b.i}, false, openfeature.EvaluationContext{})`,
+          '	}',
+          '}',
+          `func leak${b.i}(ctx context.Context, client *openfeature.Client) {`,
+          `	if client != nil {`,
+          `		leak${b.i} := "${b.decoy}-leak"`,
+          `		fmt.Println(leak${b.i})`,
+          '	}',
+          `	client.BooleanValue(ctx, leak${b.i}, false, openfeature.EvaluationContext{})`,
+          '}',
+        ]),
         ...blocks.flatMap((b) => [
           `func check${b.i}(ctx context.Context, client *openfeature.Client, unleash *Unleash, user string, menu Menu) {`,
           `\talias${b.i} := aliasSrc${b.i}`,
@@ -152,6 +217,16 @@ const kRenderers: Readonly<Record<string, { ext: string; render: Render }>> = {
         ...blocks.flatMap((b) => [
           `  static final String CONST_${b.i} = "${b.constant}";`,
           `  private static final String ALIAS_SRC_${b.i} = "${b.alias}";`,
+          `  static final String SHADOW_${b.i} = "${b.decoy}-outer";`,
+        ]),
+        ...blocks.flatMap((b) => [
+          `  boolean paramShadow${b.i}(Client client, String SHADOW_${b.i}) { return client.getBooleanValue(SHADOW_${b.i}, false); }`,
+          `  boolean localShadow${b.i}(Client client) {`,
+          `    String SHADOW_${b.i} = "${b.inner}";`,
+          `    return client.getBooleanValue(SHADOW_${b.i}, false);`,
+          '  }',
+          `  String leakFrom${b.i}() { String leak${b.i} = "${b.decoy}-leak"; return leak${b.i}; }`,
+          `  boolean leakTo${b.i}(Client client) { return client.getBooleanValue(leak${b.i}, false); }`,
         ]),
         ...blocks.flatMap((b) => [
           `  void check${b.i}(Client client, Unleash unleash, User user, Button button) {`,
@@ -179,6 +254,16 @@ const kRenderers: Readonly<Record<string, { ext: string; render: Render }>> = {
         ...blocks.flatMap((b) => [
           `  const string Const${b.i} = "${b.constant}";`,
           `  static readonly string AliasSrc${b.i} = "${b.alias}";`,
+          `  const string Shadow${b.i} = "${b.decoy}-outer";`,
+        ]),
+        ...blocks.flatMap((b) => [
+          `  Task<bool> ParamShadow${b.i}(FeatureClient client, string Shadow${b.i}) => client.GetBooleanValueAsync(Shadow${b.i}, false);`,
+          `  Task<bool> LocalShadow${b.i}(FeatureClient client) {`,
+          `    var Shadow${b.i} = "${b.inner}";`,
+          `    return client.GetBooleanValueAsync(Shadow${b.i}, false);`,
+          '  }',
+          `  string LeakFrom${b.i}() { var leak${b.i} = "${b.decoy}-leak"; return leak${b.i}; }`,
+          `  Task<bool> LeakTo${b.i}(FeatureClient client) => client.GetBooleanValueAsync(leak${b.i}, false);`,
         ]),
         ...blocks.flatMap((b) => [
           `  public async Task Check${b.i}(FeatureClient client, IUnleash unleash, User user, Control control) {`,
@@ -202,7 +287,23 @@ const kRenderers: Readonly<Record<string, { ext: string; render: Render }>> = {
     render: (blocks) =>
       [
         'package flags',
-        ...blocks.flatMap((b) => [`const val CONST_${b.i} = "${b.constant}"`, `private val aliasSrc${b.i} = "${b.alias}"`]),
+        ...blocks.flatMap((b) => [
+          `const val CONST_${b.i} = "${b.constant}"`,
+          `private val aliasSrc${b.i} = "${b.alias}"`,
+          `private val shadow${b.i} = "${b.decoy}-outer"`,
+        ]),
+        ...blocks.flatMap((b) => [
+          `fun paramShadow${b.i}(client: Client, shadow${b.i}: String) = client.getBooleanValue(shadow${b.i}, false)`,
+          `fun localShadow${b.i}(client: Client): Boolean {`,
+          `    val shadow${b.i} = "${b.inner}"`,
+          `    return client.getBooleanValue(shadow${b.i}, false)`,
+          '}',
+          `fun leakFrom${b.i}(): String {`,
+          `    val leak${b.i} = "${b.decoy}-leak"`,
+          `    return leak${b.i}`,
+          '}',
+          `fun leakTo${b.i}(client: Client) = client.getBooleanValue(leak${b.i}, false)`,
+        ]),
         ...blocks.flatMap((b) => [
           `fun check${b.i}(client: Client, unleash: Unleash, user: User, button: Button) {`,
           `    val alias${b.i} = aliasSrc${b.i}`,
@@ -223,7 +324,20 @@ const kRenderers: Readonly<Record<string, { ext: string; render: Render }>> = {
     render: (blocks) =>
       [
         "require 'openfeature/sdk'",
-        ...blocks.flatMap((b) => [`CONST_${b.i} = "${b.constant}"`, `ALIAS_SRC_${b.i} = '${b.alias}'`]),
+        ...blocks.flatMap((b) => [`CONST_${b.i} = "${b.constant}"`, `ALIAS_SRC_${b.i} = '${b.alias}'`, `shadow_${b.i} = "${b.decoy}-outer"`]),
+        ...blocks.flatMap((b) => [
+          `def param_shadow_${b.i}(client, shadow_${b.i})`,
+          `  client.fetch_boolean_value(flag_key: shadow_${b.i}, default_value: false)`,
+          'end',
+          `def local_shadow_${b.i}(client)`,
+          `  shadow_${b.i} = "${b.inner}"`,
+          `  client.fetch_boolean_value(flag_key: shadow_${b.i}, default_value: false)`,
+          'end',
+          `def leak_${b.i}(client, items)`,
+          `  items.each { |item| leak_${b.i} = "${b.decoy}-leak"; puts item, leak_${b.i} }`,
+          `  client.fetch_boolean_value(flag_key: leak_${b.i}, default_value: false)`,
+          'end',
+        ]),
         ...blocks.flatMap((b) => [
           `def check_${b.i}(client, unleash, user, door)`,
           `  alias_${b.i} = ALIAS_SRC_${b.i}`,
@@ -247,7 +361,7 @@ export const kCorpusLanguages: readonly string[] = Object.keys(kRenderers);
 
 /**
  * Writes `files` files under `dir` (languages in turn, `blocks` blocks each) and says what they plant.
- * Every block plants one reference of each form: its computed key counts once as dynamic.
+ * Every block plants one reference of each form, and its shadowing ones: a constant and two dynamic keys.
  */
 export function writeCorpus(dir: string, files: number, blocks = 3): Corpus {
   const planted: PlantedReference[] = [];
@@ -260,12 +374,22 @@ export function writeCorpus(dir: string, files: number, blocks = 3): Corpus {
     const made: Block[] = [];
     for (let i = 0; i < blocks; i++) {
       const id = `${n}-${i}`;
-      const block = { i, literal: `lit-${id}`, constant: `const-${id}`, alias: `alias-${id}`, decoy: `${kDecoyPrefix}${id}` };
+      const block = {
+        i,
+        literal: `lit-${id}`,
+        constant: `const-${id}`,
+        alias: `alias-${id}`,
+        decoy: `${kDecoyPrefix}${id}`,
+        inner: `inner-${id}`,
+      };
       made.push(block);
       planted.push(
         { file, form: 'literal', key: block.literal },
         { file, form: 'constant', key: block.constant },
         { file, form: 'alias', key: block.alias },
+        { file, form: 'dynamic', key: null },
+        { file, form: 'constant', key: block.inner },
+        { file, form: 'dynamic', key: null },
         { file, form: 'dynamic', key: null },
       );
     }
