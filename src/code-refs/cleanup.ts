@@ -1,12 +1,16 @@
 // A flag's cleanup: its boolean call sites in TypeScript and JavaScript rewritten to the kept path, by
 // the index ranges of the parse (an if/else on the call, a ternary, a const bound to the call whose every
-// use is such a condition); what it cannot rewrite, and every place in another language, listed for a
-// person to change.
+// use is such a condition), then what the rewrite left unused removed (unused.ts); what it cannot
+// rewrite, and every place in another language, listed for a person to change.
 import { readFile, writeFile } from 'node:fs/promises';
+import { applyEdits, type Edit, removal } from './edits.js';
 import type { SyntaxNode } from './grammars.js';
 import { findReferences, parseSource } from './scan.js';
 import { sourceFiles } from './scan-tree.js';
 import { mayReference } from './call-patterns.js';
+import { flagExports, importedFlagNames, unusedFlagExports } from './flag-exports.js';
+import { kRewrittenLanguages } from './languages.js';
+import { namesIn, removeUnused } from './unused.js';
 
 export type Kept = 'on' | 'off';
 
@@ -24,16 +28,11 @@ export interface CleanupResult {
   readonly rewritten: readonly CleanupPlace[];
   /** The places left for a person: each with why. */
   readonly left: readonly CleanupPlace[];
+  /** Declarations and imports the rewrite left unused, removed. */
+  readonly removed: readonly CleanupPlace[];
+  /** Exported names the rewrite left unused in their file: kept, for a person to remove if nothing imports them. */
+  readonly unusedExports: readonly CleanupPlace[];
 }
-
-/** One change to a file's text: [start, end) of the text replaced by `text`. */
-interface Edit {
-  readonly start: number;
-  readonly end: number;
-  readonly text: string;
-}
-
-const kRewritten = new Set(['typescript', 'tsx', 'javascript']);
 
 /** Expressions that stand where a ternary stood without parentheses. */
 const kPrimary = new Set([
@@ -56,18 +55,26 @@ export async function cleanup(root: string, flag: string, keep: Kept): Promise<C
   const { files } = await sourceFiles(root);
   const rewritten: CleanupPlace[] = [];
   const left: CleanupPlace[] = [];
+  const removed: CleanupPlace[] = [];
+  const unusedExports: CleanupPlace[] = [];
   const filesChanged: string[] = [];
+  const exported = await flagExports(files, flag);
   for (const { path, file, language } of files) {
     const text = await readFile(path, 'utf8');
     if (!mayReference(language.name, text)) continue;
     const tree = await parseSource(language, text);
     try {
-      const found = findReferences(language, file, text, tree).filter((f) => f.reference.key === flag);
+      const imported = kRewrittenLanguages.has(language.name) ? importedFlagNames(tree.rootNode, path, exported) : new Set<string>();
+      const found = findReferences(language, file, text, tree).filter(
+        (f) => f.reference.key === flag || (f.reference.kind === 'unknown' && imported.has(f.reference.expression)),
+      );
       const edits: Edit[] = [];
       const done: CleanupPlace[] = [];
+      /** The names the rewritten calls read: what may be left unused. */
+      const read = new Set<string>();
       for (const { reference, call, pattern } of found) {
         const place = (what: string): CleanupPlace => ({ file, line: reference.line, language: reference.language, what });
-        if (!kRewritten.has(language.name))
+        if (!kRewrittenLanguages.has(language.name))
           left.push(place(`${reference.method}: rewrite by hand (only TypeScript and JavaScript are rewritten)`));
         else if (!pattern.boolean) left.push(place(`${reference.method}: not a boolean evaluation`));
         else {
@@ -76,6 +83,7 @@ export async function cleanup(root: string, flag: string, keep: Kept): Promise<C
           else {
             edits.push(...made.edits);
             done.push(place(made.what));
+            for (const name of namesIn(call)) read.add(name);
           }
         }
       }
@@ -84,7 +92,11 @@ export async function cleanup(root: string, flag: string, keep: Kept): Promise<C
         // Edits that overlap (a flag's condition inside another of its own): nothing of the file is changed.
         for (const r of done) left.push({ ...r, what: `${r.what}: overlaps another rewrite of the flag; run again` });
       } else if (applied !== text) {
-        await writeFile(path, applied);
+        const unused = await removeUnused(language, applied, read);
+        const at = (u: { line: number; what: string }): CleanupPlace => ({ file, line: u.line, language: language.name, what: u.what });
+        removed.push(...unused.removed.map(at));
+        unusedExports.push(...unused.exported.map(at));
+        await writeFile(path, unused.text);
         filesChanged.push(file);
         rewritten.push(...done);
       }
@@ -92,7 +104,10 @@ export async function cleanup(root: string, flag: string, keep: Kept): Promise<C
       tree.delete();
     }
   }
-  return { flag, keep, filesChanged, rewritten, left };
+  for (const u of await unusedFlagExports(files, exported))
+    if (!unusedExports.some((p) => p.file === u.file && p.what.startsWith(`const ${u.name}:`)))
+      unusedExports.push({ file: u.file, line: u.line, language: u.language.name, what: `const ${u.name}: exported, no file uses it` });
+  return { flag, keep, filesChanged, rewritten, left, removed, unusedExports };
 }
 
 /** The rewrite of one call site, or why there is none. */
@@ -177,23 +192,4 @@ function unwrappable(ifNode: SyntaxNode, block: SyntaxNode): boolean {
   if (declared.size === 0) return true;
   const siblings = (ifNode.parent?.namedChildren ?? []).filter((sibling) => sibling.id !== ifNode.id);
   return !siblings.some((sibling) => sibling.descendantsOfType('identifier').some((id) => declared.has(id.text)));
-}
-
-/** A statement removed, with its line when it stands alone on it. */
-function removal(text: string, node: SyntaxNode): Edit {
-  const lineStart = text.lastIndexOf('\n', node.startIndex - 1) + 1;
-  const lineEnd = text.indexOf('\n', node.endIndex);
-  const alone =
-    text.slice(lineStart, node.startIndex).trim() === '' && text.slice(node.endIndex, lineEnd < 0 ? text.length : lineEnd).trim() === '';
-  if (!alone) return { start: node.startIndex, end: node.endIndex, text: '' };
-  return { start: lineStart, end: lineEnd < 0 ? text.length : lineEnd + 1, text: '' };
-}
-
-/** The text with the edits made, back to front; null when two overlap. */
-function applyEdits(text: string, edits: readonly Edit[]): string | null {
-  const sorted = [...edits].sort((a, b) => a.start - b.start);
-  for (let i = 1; i < sorted.length; i++) if (sorted[i]!.start < sorted[i - 1]!.end) return null;
-  let out = text;
-  for (const edit of sorted.reverse()) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
-  return out;
 }

@@ -134,6 +134,9 @@ function renderCleanup(result: CleanupResult): string {
     `Flag ${result.flag}, kept ${result.keep}: ${result.rewritten.length} place(s) rewritten in ${result.filesChanged.length} file(s).`,
   ];
   for (const p of result.rewritten) lines.push(`  rewritten ${p.file}:${p.line} (${p.what})`);
+  for (const p of result.removed) lines.push(`  removed ${p.file}:${p.line} (${p.what}: no use left)`);
+  if (result.unusedExports.length > 0) lines.push(`${result.unusedExports.length} exported name(s) no longer used in their file:`);
+  for (const p of result.unusedExports) lines.push(`  ${p.file}:${p.line} ${p.what}`);
   if (result.left.length > 0) lines.push(`${result.left.length} place(s) to change by hand:`);
   for (const p of result.left) lines.push(`  ${p.file}:${p.line} [${p.language}] ${p.what}`);
   return lines.join('\n');

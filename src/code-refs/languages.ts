@@ -558,7 +558,15 @@ const kCsharp: Language = {
 };
 
 const kKotlinContent = new Set(['string_content']);
-const kKotlinFunctions = ['source_file', 'function_declaration', 'anonymous_function', 'lambda_literal', 'secondary_constructor', 'getter', 'setter'];
+const kKotlinFunctions = [
+  'source_file',
+  'function_declaration',
+  'anonymous_function',
+  'lambda_literal',
+  'secondary_constructor',
+  'getter',
+  'setter',
+];
 
 /** The names a variable_declaration or a multi_variable_declaration declares. */
 function kotlinNames(node: SyntaxNode): string[] {
@@ -635,7 +643,12 @@ const kKotlin: Language = {
       }
       default:
         // A parameter's, a class parameter's or a catch's name: its first name.
-        return unvalued(parts.filter((n) => n.type === 'simple_identifier').slice(0, 1).map((n) => n.text));
+        return unvalued(
+          parts
+            .filter((n) => n.type === 'simple_identifier')
+            .slice(0, 1)
+            .map((n) => n.text),
+        );
     }
   },
   writeTypes: new Set(['assignment']),
@@ -677,14 +690,7 @@ const kRuby: Language = {
     members: new Set(['program', 'class', 'module', 'singleton_class']),
     localBoundaries: new Set(kRubyBoundaries),
   },
-  declarationTypes: new Set([
-    'assignment',
-    'method_parameters',
-    'block_parameters',
-    'lambda_parameters',
-    'for',
-    'exception_variable',
-  ]),
+  declarationTypes: new Set(['assignment', 'method_parameters', 'block_parameters', 'lambda_parameters', 'for', 'exception_variable']),
   declarations(node) {
     if (node.type === 'assignment') return fieldBinding(node, 'left', 'right', kRubyNames, kRubySkip);
     if (node.type === 'for') {
@@ -709,6 +715,9 @@ const kRuby: Language = {
 const kTypescript = javascriptLike('typescript');
 const kTsx = javascriptLike('tsx');
 const kJavascript = javascriptLike('javascript');
+
+/** The languages whose call sites a cleanup rewrites (cleanup.ts). */
+export const kRewrittenLanguages: ReadonlySet<LanguageName> = new Set(['typescript', 'tsx', 'javascript']);
 
 /** Each file name ending a scan reads, and the language it is read as. */
 const kByExtension: ReadonlyMap<string, Language> = new Map([

@@ -128,7 +128,12 @@ function keyArgument(shape: CallShape, at: number): SyntaxNode | undefined {
 }
 
 /** The value a name stands for where it is used, with the scope that value is read in; undefined: none for certain. */
-function valueOf(language: Language, node: SyntaxNode, scopes: ScopeTracker, scope: Scope): { value: SyntaxNode; from: Scope } | undefined {
+function standsFor(
+  language: Language,
+  node: SyntaxNode,
+  scopes: ScopeTracker,
+  scope: Scope,
+): { value: SyntaxNode; from: Scope } | undefined {
   const name = language.boundName(node);
   if (name === null) return undefined;
   const bound = scopes.resolve(name, name !== node.text, scope);
@@ -145,7 +150,7 @@ function resolveKey(
   if (literal !== null) return literal === '' ? { kind: 'unknown', key: null } : { kind: 'literal', key: literal };
   let at = { value: argument, from: scope };
   for (let hop = 0; hop < kMaxHops; hop++) {
-    const next = valueOf(language, at.value, scopes, at.from);
+    const next = standsFor(language, at.value, scopes, at.from);
     if (next === undefined) break;
     const bound = language.literal(next.value);
     if (bound !== null && bound !== '') return { kind: hop === 0 ? 'constant' : 'alias', key: bound };
@@ -160,6 +165,6 @@ function isFlagClient(language: Language, receiver: SyntaxNode | null, scopes: S
   const name = language.boundName(receiver);
   if (name === null) return kClientMaker.test(receiver.text) && receiver.text.length <= kCodeRefLimits.lineLength;
   if (kClientName.test(name)) return true;
-  const next = valueOf(language, receiver, scopes, scope);
+  const next = standsFor(language, receiver, scopes, scope);
   return next !== undefined && isFlagClient(language, next.value, scopes, next.from, hop + 1);
 }

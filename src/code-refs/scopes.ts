@@ -91,8 +91,7 @@ export class ScopeTracker {
   declare(declaration: Declaration, node: SyntaxNode): void {
     let scope = this.#current;
     if (declaration.place === 'outer') scope = scope.parent ?? scope;
-    else if (declaration.place === 'function')
-      while (scope.parent !== null && !this.#rules.functions.has(scope.type)) scope = scope.parent;
+    else if (declaration.place === 'function') while (scope.parent !== null && !this.#rules.functions.has(scope.type)) scope = scope.parent;
     scope.declare(declaration.name, { value: declaration.value, from: this.#current, node: node.id });
   }
 

@@ -127,3 +127,128 @@ for (const keep of ['on', 'off'] as const) {
     else t.match(rewritten, 'export async function price(base) {\n  return base;\n}');
   });
 }
+
+// What the rewrite leaves unused: a file-local constant of the key and a client made only for the call
+// (removed, and the import of the client's maker with them), an imported constant and client (the
+// specifier removed, an import left empty removed), an exported constant (kept and listed), a constant
+// still used elsewhere in its file (kept).
+const kUnusedFixture: Readonly<Record<string, string>> = {
+  'flags.mjs': [
+    "export const makeClient = () => ({ getBooleanValue: async (key, fallback) => (key === 'new-pricing' ? process.env.NEW_PRICING === 'on' : fallback) });",
+    'export const client = makeClient();',
+    "export const PRICING_FLAG = 'new-pricing';",
+    "export const OTHER_FLAG = 'other-flag';",
+    '',
+  ].join('\n'),
+  'local.mjs': [
+    "import { makeClient } from './flags.mjs';",
+    '',
+    "const NEW_PRICING = 'new-pricing';",
+    'const pricingClient = makeClient();',
+    '',
+    'export async function local(total) {',
+    '  return (await pricingClient.getBooleanValue(NEW_PRICING, false)) ? total - 1 : total;',
+    '}',
+    '',
+  ].join('\n'),
+  'imported.mjs': [
+    "import { client } from './flags.mjs';",
+    "import { OTHER_FLAG, PRICING_FLAG as PRICING } from './flags.mjs';",
+    '',
+    'export async function imported(total) {',
+    '  if (await client.getBooleanValue(PRICING, false)) {',
+    '    return total - 2;',
+    '  }',
+    '  return (await client.getBooleanValue(OTHER_FLAG, true)) ? total : 0;',
+    '}',
+    '',
+  ].join('\n'),
+  'exported.mjs': [
+    "import { client } from './flags.mjs';",
+    '',
+    "export const EXPORTED_PRICING = 'new-pricing';",
+    "const KEPT_PRICING = 'new-pricing';",
+    '',
+    'export async function exported(total) {',
+    '  const base = (await client.getBooleanValue(EXPORTED_PRICING, false)) ? total - 3 : total;',
+    "  const label = (await client.getBooleanValue(KEPT_PRICING, false)) ? 'on' : 'off';",
+    "  return [base, label, KEPT_PRICING].join(' ');",
+    '}',
+    '',
+  ].join('\n'),
+  'test.mjs': [
+    "import assert from 'node:assert/strict';",
+    "import { exported } from './exported.mjs';",
+    "import { imported } from './imported.mjs';",
+    "import { local } from './local.mjs';",
+    '',
+    "const on = process.env.NEW_PRICING === 'on';",
+    'assert.equal(await local(10), on ? 9 : 10);',
+    'assert.equal(await imported(10), on ? 8 : 10);',
+    "assert.equal(await exported(10), on ? '7 on new-pricing' : '10 off new-pricing');",
+    "console.log('fixture tests pass');",
+    '',
+  ].join('\n'),
+};
+
+const unusedSource = tempDir(t, 'flagwire-cleanup-unused-');
+for (const [name, text] of Object.entries(kUnusedFixture)) writeFileSync(join(unusedSource, name), text);
+
+t.test('the unused fixture passes its tests both ways before any cleanup', async (t) => {
+  t.match(runFixtureTests(unusedSource, 'on'), /fixture tests pass/);
+  t.match(runFixtureTests(unusedSource, 'off'), /fixture tests pass/);
+});
+
+for (const keep of ['on', 'off'] as const) {
+  t.test(`--keep ${keep}: what the rewrite left unused is removed unless exported or used, and listed`, async (t) => {
+    const dir = join(tempDir(t, `flagwire-cleanup-unused-${keep}-`), 'project');
+    mkdirSync(dir);
+    cpSync(unusedSource, dir, { recursive: true });
+    const out = await cli(null, ['refs', 'cleanup', 'new-pricing', '--keep', keep, dir]);
+    t.equal(out.code, 0, out.stderr);
+    t.strictSame(out.json.filesChanged, ['exported.mjs', 'imported.mjs', 'local.mjs']);
+    t.strictSame(out.json.left, []);
+    t.match(runFixtureTests(dir, keep), /fixture tests pass/, 'the kept path passes');
+    const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+    t.strictSame(
+      out.json.removed.map((p: { file: string; what: string }) => [p.file, p.what]),
+      [
+        ['exported.mjs', 'import client'],
+        ['imported.mjs', 'import PRICING'],
+        ['local.mjs', 'const NEW_PRICING'],
+        ['local.mjs', 'const pricingClient'],
+        ['local.mjs', 'import makeClient'],
+      ],
+    );
+    t.equal(
+      read('local.mjs'),
+      ['', '', 'export async function local(total) {', `  return ${keep === 'on' ? '(total - 1)' : 'total'};`, '}', ''].join('\n'),
+      "the constant, the client made for the call and its maker's import are gone",
+    );
+    t.match(
+      read('imported.mjs'),
+      "import { client } from './flags.mjs';\nimport { OTHER_FLAG } from './flags.mjs';\n",
+      "the imported constant's specifier is gone, the client still used is kept",
+    );
+    const exported = read('exported.mjs');
+    t.match(exported, "export const EXPORTED_PRICING = 'new-pricing';", 'an exported constant is kept');
+    t.match(exported, "const KEPT_PRICING = 'new-pricing';", 'a constant still used in its file is kept');
+    t.strictSame(
+      out.json.unusedExports.map((p: { file: string; line: number }) => [p.file, p.line]).sort(),
+      [
+        ['exported.mjs', 3],
+        ['flags.mjs', 3],
+      ],
+      'the exported constants of the key no longer used are listed',
+    );
+    t.notOk(exported.includes('import { client }'), 'a client import used only by the rewritten calls is gone');
+
+    const again = join(tempDir(t, `flagwire-cleanup-unused-human-${keep}-`), 'project');
+    mkdirSync(again);
+    cpSync(unusedSource, again, { recursive: true });
+    const human = await cli(null, ['refs', 'cleanup', 'new-pricing', '--keep', keep, again], { json: false });
+    t.equal(human.code, 0, human.stderr);
+    t.match(human.stdout, 'removed local.mjs:3 (const NEW_PRICING: no use left)', 'what was removed is printed');
+    t.match(human.stdout, 'flags.mjs:3 const PRICING_FLAG: exported, no file uses it', 'an unused export is printed');
+  });
+}

@@ -324,7 +324,11 @@ const kRenderers: Readonly<Record<string, { ext: string; render: Render }>> = {
     render: (blocks) =>
       [
         "require 'openfeature/sdk'",
-        ...blocks.flatMap((b) => [`CONST_${b.i} = "${b.constant}"`, `ALIAS_SRC_${b.i} = '${b.alias}'`, `shadow_${b.i} = "${b.decoy}-outer"`]),
+        ...blocks.flatMap((b) => [
+          `CONST_${b.i} = "${b.constant}"`,
+          `ALIAS_SRC_${b.i} = '${b.alias}'`,
+          `shadow_${b.i} = "${b.decoy}-outer"`,
+        ]),
         ...blocks.flatMap((b) => [
           `def param_shadow_${b.i}(client, shadow_${b.i})`,
           `  client.fetch_boolean_value(flag_key: shadow_${b.i}, default_value: false)`,
