@@ -85,19 +85,30 @@ function runFixtureTests(dir: string, value: 'on' | 'off'): string {
   return execFileSync(process.execPath, ['test.mjs'], { cwd: dir, env: { ...process.env, NEW_PRICING: value }, encoding: 'utf8' });
 }
 
-const source = tempDir(t, 'flagwire-cleanup-fixture-');
-for (const [name, text] of Object.entries(kFixture)) writeFileSync(join(source, name), text);
+/** A fixture project written once, and a test that it passes its own tests both ways before any cleanup. */
+function fixtureProject(name: string, files: Readonly<Record<string, string>>): string {
+  const dir = tempDir(t, `flagwire-cleanup-${name}-`);
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+  t.test(`the ${name} fixture passes its tests both ways before any cleanup`, async (t) => {
+    t.match(runFixtureTests(dir, 'on'), /fixture tests pass/);
+    t.match(runFixtureTests(dir, 'off'), /fixture tests pass/);
+  });
+  return dir;
+}
 
-t.test('the fixture passes its tests both ways before any cleanup', async (t) => {
-  t.match(runFixtureTests(source, 'on'), /fixture tests pass/);
-  t.match(runFixtureTests(source, 'off'), /fixture tests pass/);
-});
+/** A copy of a fixture project to clean up, removed with the test. */
+function copyOf(t: Parameters<typeof tempDir>[0], source: string, name: string): string {
+  const dir = join(tempDir(t, `flagwire-cleanup-${name}-`), 'project');
+  mkdirSync(dir);
+  cpSync(source, dir, { recursive: true });
+  return dir;
+}
+
+const source = fixtureProject('pricing', kFixture);
 
 for (const keep of ['on', 'off'] as const) {
   t.test(`--keep ${keep}: the project's tests pass on the kept path, and what is left is listed`, async (t) => {
-    const dir = join(tempDir(t, `flagwire-cleanup-${keep}-`), 'project');
-    mkdirSync(dir);
-    cpSync(source, dir, { recursive: true });
+    const dir = copyOf(t, source, keep);
     const out = await cli(null, ['refs', 'cleanup', 'new-pricing', '--keep', keep, dir]);
     t.equal(out.code, 0, out.stderr);
     t.strictSame(out.json.filesChanged, ['pricing.mjs']);
@@ -191,19 +202,11 @@ const kUnusedFixture: Readonly<Record<string, string>> = {
   ].join('\n'),
 };
 
-const unusedSource = tempDir(t, 'flagwire-cleanup-unused-');
-for (const [name, text] of Object.entries(kUnusedFixture)) writeFileSync(join(unusedSource, name), text);
-
-t.test('the unused fixture passes its tests both ways before any cleanup', async (t) => {
-  t.match(runFixtureTests(unusedSource, 'on'), /fixture tests pass/);
-  t.match(runFixtureTests(unusedSource, 'off'), /fixture tests pass/);
-});
+const unusedSource = fixtureProject('unused', kUnusedFixture);
 
 for (const keep of ['on', 'off'] as const) {
   t.test(`--keep ${keep}: what the rewrite left unused is removed unless exported or used, and listed`, async (t) => {
-    const dir = join(tempDir(t, `flagwire-cleanup-unused-${keep}-`), 'project');
-    mkdirSync(dir);
-    cpSync(unusedSource, dir, { recursive: true });
+    const dir = copyOf(t, unusedSource, `unused-${keep}`);
     const out = await cli(null, ['refs', 'cleanup', 'new-pricing', '--keep', keep, dir]);
     t.equal(out.code, 0, out.stderr);
     t.strictSame(out.json.filesChanged, ['exported.mjs', 'imported.mjs', 'local.mjs']);
@@ -243,9 +246,7 @@ for (const keep of ['on', 'off'] as const) {
     );
     t.notOk(exported.includes('import { client }'), 'a client import used only by the rewritten calls is gone');
 
-    const again = join(tempDir(t, `flagwire-cleanup-unused-human-${keep}-`), 'project');
-    mkdirSync(again);
-    cpSync(unusedSource, again, { recursive: true });
+    const again = copyOf(t, unusedSource, `unused-human-${keep}`);
     const human = await cli(null, ['refs', 'cleanup', 'new-pricing', '--keep', keep, again], { json: false });
     t.equal(human.code, 0, human.stderr);
     t.match(human.stdout, 'removed local.mjs:3 (const NEW_PRICING: no use left)', 'what was removed is printed');

@@ -114,6 +114,11 @@ t.test('a name bound twice, a concatenation and a call are unknown; a common met
   );
 });
 
+/** Each reference a file's text holds, as its line, kind and key. */
+async function places(file: string, text: string): Promise<[number, string, string | null][]> {
+  return (await scanSource(languageOf(file)!, file, text)).map((r) => [r.line, r.kind, r.key]);
+}
+
 t.test('a name is resolved in its scope: shadowed, hoisted, written inside, or out of sight is unknown', async (t) => {
   const js = [
     "const KEY = 'outer-key';",
@@ -126,19 +131,16 @@ t.test('a name is resolved in its scope: shadowed, hoisted, written inside, or o
     'const g = ({ KEY }) => client.getBooleanValue(KEY, false);',
     'client.getBooleanValue(KEY, false);',
   ].join('\n');
-  t.strictSame(
-    (await scanSource(languageOf('a.js')!, 'a.js', js)).map((r) => [r.line, r.kind, r.key]),
-    [
-      [2, 'unknown', null],
-      [3, 'constant', 'inner-key'],
-      [4, 'constant', 'hoisted-key'],
-      [5, 'unknown', null],
-      [6, 'unknown', null],
-      [7, 'unknown', null],
-      [8, 'unknown', null],
-      [9, 'constant', 'outer-key'],
-    ],
-  );
+  t.strictSame(await places('a.js', js), [
+    [2, 'unknown', null],
+    [3, 'constant', 'inner-key'],
+    [4, 'constant', 'hoisted-key'],
+    [5, 'unknown', null],
+    [6, 'unknown', null],
+    [7, 'unknown', null],
+    [8, 'unknown', null],
+    [9, 'constant', 'outer-key'],
+  ]);
   const python = [
     'KEY = "outer-key"',
     'class Flags:',
@@ -153,7 +155,7 @@ t.test('a name is resolved in its scope: shadowed, hoisted, written inside, or o
     '    client.get_boolean_value(KEY, False)',
   ].join('\n');
   t.strictSame(
-    (await scanSource(languageOf('a.py')!, 'a.py', python)).map((r) => [r.line, r.kind, r.key]),
+    await places('a.py', python),
     [
       [5, 'unknown', null],
       [11, 'constant', 'class-key'],
@@ -169,7 +171,7 @@ t.test('a name is resolved in its scope: shadowed, hoisted, written inside, or o
     'end',
   ].join('\n');
   t.strictSame(
-    (await scanSource(languageOf('a.rb')!, 'a.rb', ruby)).map((r) => [r.line, r.kind, r.key]),
+    await places('a.rb', ruby),
     [
       [4, 'unknown', null],
       [5, 'constant', 'const-key'],
