@@ -49,6 +49,7 @@ export async function removeUnused(language: Language, text: string, candidates:
     const tree = await parseSource(language, text);
     const next = new Set<string>();
     const edits: Edit[] = [];
+    const taken: { edit: Edit; name: string; removal: UnusedName; reads: string[] }[] = [];
     try {
       const named = new Map<string, SyntaxNode[]>();
       for (const node of tree.rootNode.descendantsOfType([...kNameTypes])) {
@@ -67,18 +68,24 @@ export async function removeUnused(language: Language, text: string, candidates:
           listed.add(name);
           continue;
         }
-        edits.push(removalOf(text, declared));
-        removed.push({ line, what: declared.what });
         const value = declared.name.parent?.type === 'variable_declarator' ? declared.name.parent.childForFieldName('value') : null;
-        if (value !== null) for (const read of namesIn(value)) next.add(read);
+        const reads = value === null ? [] : namesIn(value);
+        taken.push({ edit: removalOf(text, declared), name, removal: { line, what: declared.what }, reads });
       }
     } finally {
       tree.delete();
     }
-    const applied = applyEdits(text, edits);
-    // Two removals touching (entries of one list): the rest waits for the next pass.
-    if (applied === null) break;
-    text = applied;
+    // Two removals that touch (two entries of one list): the later waits for the next pass, on the new text.
+    for (const one of taken.sort((a, b) => a.edit.start - b.edit.start)) {
+      if (edits.length > 0 && one.edit.start < edits.at(-1)!.end) {
+        next.add(one.name);
+        continue;
+      }
+      edits.push(one.edit);
+      removed.push(one.removal);
+      for (const read of one.reads) next.add(read);
+    }
+    text = applyEdits(text, edits) ?? text;
     looking = next;
   }
   return { text, removed, exported };

@@ -6,7 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { languageOf } from '../../src/code-refs/languages.js';
 import { scanTree } from '../../src/code-refs/scan-tree.js';
+import { removeUnused } from '../../src/code-refs/unused.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/scratch-dir.js';
 
@@ -253,3 +255,17 @@ for (const keep of ['on', 'off'] as const) {
     t.match(human.stdout, 'flags.mjs:3 const PRICING_FLAG: exported, no file uses it', 'an unused export is printed');
   });
 }
+
+t.test('entries of one list are removed one by one: a default import, specifiers, declarators, a destructured name', async (t) => {
+  const text = [
+    "import D, { A, B } from 'm';",
+    "import E, { F } from 'e';",
+    'const x = 1, y = A;',
+    'const { G, H } = load();',
+    'use(B, H, E);',
+    '',
+  ].join('\n');
+  const result = await removeUnused(languageOf('a.ts')!, text, new Set(['D', 'F', 'x', 'y', 'G']));
+  t.equal(result.text, ["import { B } from 'm';", "import E from 'e';", 'const { H } = load();', 'use(B, H, E);', ''].join('\n'));
+  t.strictSame(result.removed.map((r) => r.what).sort(), ['const x', 'const y', 'const { G }', 'import A', 'import D', 'import F'].sort());
+});
