@@ -16,6 +16,7 @@ import { kFlagsAsCode } from './flags-as-code/capability.js';
 import { kFragments } from './fragments/capability.js';
 import { kInvitations } from './invitations/capability.js';
 import { kMail } from './mail/capability.js';
+import { kMcp } from './mcp/capability.js';
 import { kOpenFeatureManifest } from './openfeature-manifest/capability.js';
 import { kOrgs } from './orgs/capability.js';
 import { kProjects } from './projects/capability.js';
@@ -66,6 +67,7 @@ export const kCapabilities = [
   kUsageReports,
   kEvaluation,
   kApprovals,
+  kMcp,
 ] as const satisfies readonly Capability[];
 
 /**

@@ -91,6 +91,18 @@ export const Config = Type.Object({
   changeLogRevisions: Type.Integer({ minimum: 1 }),
   /** The bytes of change sets the change log keeps (src/store/change-log.ts), its newest revision always: a relay further behind gets a full copy. */
   changeLogBytes: Type.Integer({ minimum: 1 }),
+  /** The MCP server at /mcp (src/mcp); null: off, /mcp answers 404. */
+  mcp: Type.Union([
+    Type.Object({
+      /** Sessions kept at once; a new one past it ends the least recently used. */
+      maxSessions: Type.Integer({ minimum: 1 }),
+      /** A session unused this long is ended. */
+      sessionIdleMs: Type.Integer({ minimum: 1000 }),
+      /** Browser origins besides the loopback ones that may call /mcp (DNS rebinding: every other Origin is refused). */
+      origins: Type.Array(Type.String({ minLength: 1 })),
+    }),
+    Type.Null(),
+  ]),
 });
 export type Config = Static<typeof Config>;
 
@@ -166,6 +178,7 @@ const kSettings = {
   rawEventBytesPerProject: 'FLAGWIRE_RAW_EVENT_BYTES_PER_PROJECT',
   changeLogRevisions: 'FLAGWIRE_CHANGE_LOG_REVISIONS',
   changeLogBytes: 'FLAGWIRE_CHANGE_LOG_BYTES',
+  mcp: 'FLAGWIRE_MCP',
 } as const satisfies Record<keyof Config, string>;
 
 const kDefaultMaxBufferedBodyBytes = 64 * 1024 * 1024;
@@ -405,6 +418,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     ),
     changeLogRevisions: changeLog.revisions,
     changeLogBytes: changeLog.bytes,
+    mcp: mcpSettings(env),
   };
   if (config.upstream !== null && config.flagsFile !== null) {
     throw new ConfigError(
@@ -491,6 +505,44 @@ function onOff(setting: keyof Config, raw: string): boolean {
   if (raw === 'on') return true;
   if (raw === 'off') return false;
   throw new ConfigError(kSettings[setting], `"${raw}" is not on or off`);
+}
+
+/**
+ * FLAGWIRE_MCP (on or off, default off) and, when on, its bounds: FLAGWIRE_MCP_MAX_SESSIONS,
+ * FLAGWIRE_MCP_SESSION_IDLE_SECONDS and FLAGWIRE_MCP_ORIGINS (each origin as a browser sends it).
+ */
+function mcpSettings(env: NodeJS.ProcessEnv): Config['mcp'] {
+  if (!onOff('mcp', env.FLAGWIRE_MCP ?? 'off')) return null;
+  const origins = commaList(env.FLAGWIRE_MCP_ORIGINS ?? '');
+  for (const origin of origins) {
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin)
+      throw new ConfigError('FLAGWIRE_MCP_ORIGINS', `"${origin}" is not an origin (scheme://host[:port], no path)`);
+  }
+  const whole = (name: string, fallback: string, min: number, max: number) => {
+    const raw = (env[name] ?? fallback).trim();
+    if (!/^\d+$/.test(raw)) throw new ConfigError(name, `"${raw}" is not a whole number`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new ConfigError(name, `${n} is outside ${min}..${max}`);
+    return n;
+  };
+  return {
+    // A session holds a protocol server and its transport: enough for a team's assistants at once.
+    maxSessions: whole('FLAGWIRE_MCP_MAX_SESSIONS', '100', 1, 100_000),
+    // A working session's pauses; a client whose session ended starts another (spec: 404 on its id).
+    sessionIdleMs: whole('FLAGWIRE_MCP_SESSION_IDLE_SECONDS', '1800', 1, 86_400) * 1000,
+    origins,
+  };
+}
+
+/**
+ * `flagwire mcp`'s node and token (src/mcp/cli.ts): its --url and --token, else FLAGWIRE_URL and
+ * FLAGWIRE_TOKEN; undefined where neither is given.
+ */
+export function resolveMcpRelay(
+  flags: { url?: string; token?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): { url?: string; token?: string } {
+  return { url: flags.url ?? env.FLAGWIRE_URL, token: flags.token ?? env.FLAGWIRE_TOKEN };
 }
 
 /** A comma-separated setting's entries; blanks around and between entries are ignored. */

@@ -65,24 +65,32 @@ export const kPlaygroundRoutes: readonly ApiRoute[] = [{ method: 'POST', pattern
 
 function playground(call: ApiCall): PlaygroundView {
   const access = projectAccess(call.store, call.user, call.params.projectId!, call.now);
-  const body = kPlaygroundForm.read(call.received);
+  return playgroundView(call.store, access.project.id, kPlaygroundForm.read(call.received), call.now);
+}
+
+/**
+ * Every flag of project `projectId` evaluated for the context `body` (a PlaygroundRequest, checked here),
+ * with why: the playground's answer, for whoever has been let read the project (the console's member,
+ * an MCP tool's token, src/mcp).
+ */
+export function playgroundView(store: StoreReader, projectId: string, body: Record<string, unknown>, now: number): PlaygroundView {
   const query = contextQuery(body);
   const ctx = new EvalQuery();
   // contextQuery encodes every value, so the parser cannot refuse it; checked all the same.
   if (!ctx.parse(query)) throw new FlagwireError('INVALID_REQUEST', ctx.error!);
-  const engine = new EvalEngine(sameSnapshot(call.store), () => call.now);
+  const engine = new EvalEngine(sameSnapshot(store), () => now);
   engine.beginBatch();
-  const project = engine.lookupProject(access.project.id);
-  // Found: the access check read it in this same snapshot.
-  if (!project.found) throw new FlagwireError('NOT_FOUND', notFoundDetail('project', access.project.id));
+  const project = engine.lookupProject(projectId);
+  // Found: the caller's access check read it in this same snapshot.
+  if (!project.found) throw new FlagwireError('NOT_FOUND', notFoundDetail('project', projectId));
   const env = projectEnv(project, ctx.env);
   if (env === kEnvMissing)
     throw new FlagwireError('INVALID_REQUEST', `This is a multi-environment project: choose "env" (${project.validEnvs}).`);
   if (env === kEnvUnknown)
     throw new FlagwireError('INVALID_REQUEST', `Unknown environment "${ctx.env}" for this project; ${project.validEnvs}.`);
   const tried = (body as PlaygroundRequest).rule;
-  const triedVariants = tried === undefined ? null : triedRule(call.store, access.project.id, env, tried);
-  const audiences = new Map(listAudiences(call.store, access.project.id).map((a) => [a.id, a]));
+  const triedVariants = tried === undefined ? null : triedRule(store, projectId, env, tried);
+  const audiences = new Map(listAudiences(store, projectId).map((a) => [a.id, a]));
   const allowed = engine.audiencesAllowed(project.org);
   const results = project.flags.map((flag) => {
     const saved = stateInProjectEnv(flag, env)!;
