@@ -162,7 +162,11 @@ function mcpHandlers(deps: ServiceRouteDeps): (method: McpRequest['method'], rou
     }
     const run = (parsed: unknown) =>
       void answer(res, request, auth, parsed, now).then(
-        (status) => deps.metrics?.request(route, status),
+        (status) => {
+          // On the token's activity as its Management API requests are (`flagwire token activity`).
+          deps.activity.used(auth.token.id, method, kMcpPath, status, now);
+          deps.metrics?.request(route, status);
+        },
         (err: unknown) => refuse(res, err, route),
       );
     if (method === 'GET') {

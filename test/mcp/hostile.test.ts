@@ -90,6 +90,12 @@ t.test("a session is its token's: another token is answered as for no session", 
   const session = await open(secrets.multiRead);
   t.equal((await listTools(session, secrets.multiWrite)).status, 404);
   t.equal((await listTools(session, secrets.multiRead)).status, 200);
+  const ended = await fetch(url, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${secrets.multiRead}`, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+  });
+  t.equal(ended.status, 200, 'DELETE ends the session');
+  t.equal((await listTools(session, secrets.multiRead)).status, 404, 'and it is gone');
 });
 
 t.test('oversized, malformed and deep bodies, unknown tools: 4xx or a tool error, never 5xx', async (t) => {
