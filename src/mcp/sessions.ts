@@ -60,8 +60,4 @@ export class McpSessions<S extends McpSession> {
     this.sessions.delete(id);
     session.close();
   }
-
-  endAll(): void {
-    for (const id of [...this.sessions.keys()]) this.end(id);
-  }
 }

@@ -46,6 +46,6 @@ t.test("a session is its token's", async (t) => {
   add('a', 0, 'tok_a');
   t.equal(sessions.use('a', 'tok_b', 1), null);
   t.ok(sessions.use('a', 'tok_a', 1));
-  sessions.endAll();
+  sessions.end('a');
   t.equal(sessions.size, 0);
 });
