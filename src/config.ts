@@ -94,10 +94,8 @@ export const Config = Type.Object({
   /** The MCP server at /mcp (src/mcp); null: off, /mcp answers 404. */
   mcp: Type.Union([
     Type.Object({
-      /** Sessions kept at once; a new one past it ends the least recently used. */
-      maxSessions: Type.Integer({ minimum: 1 }),
-      /** A session unused this long is ended. */
-      sessionIdleMs: Type.Integer({ minimum: 1000 }),
+      /** A session ends this long after it was opened, used or not (its id carries its issue time: src/mcp/sessions.ts). */
+      sessionMaxAgeMs: Type.Integer({ minimum: 1000 }),
       /** Browser origins besides the loopback ones that may call /mcp (DNS rebinding: every other Origin is refused). */
       origins: Type.Array(Type.String({ minLength: 1 })),
     }),
@@ -508,8 +506,8 @@ function onOff(setting: keyof Config, raw: string): boolean {
 }
 
 /**
- * FLAGWIRE_MCP (on or off, default off) and, when on, its bounds: FLAGWIRE_MCP_MAX_SESSIONS,
- * FLAGWIRE_MCP_SESSION_IDLE_SECONDS and FLAGWIRE_MCP_ORIGINS (each origin as a browser sends it).
+ * FLAGWIRE_MCP (on or off, default off) and, when on, its session lifetime,
+ * FLAGWIRE_MCP_SESSION_SECONDS, and FLAGWIRE_MCP_ORIGINS (each origin as a browser sends it).
  */
 function mcpSettings(env: NodeJS.ProcessEnv): Config['mcp'] {
   if (!onOff('mcp', env.FLAGWIRE_MCP ?? 'off')) return null;
@@ -526,10 +524,8 @@ function mcpSettings(env: NodeJS.ProcessEnv): Config['mcp'] {
     return n;
   };
   return {
-    // A session holds a protocol server and its transport: enough for a team's assistants at once.
-    maxSessions: whole('FLAGWIRE_MCP_MAX_SESSIONS', '100', 1, 100_000),
-    // A working session's pauses; a client whose session ended starts another (spec: 404 on its id).
-    sessionIdleMs: whole('FLAGWIRE_MCP_SESSION_IDLE_SECONDS', '1800', 1, 86_400) * 1000,
+    // A working day; a client whose session ended starts another (spec: 404 on its id).
+    sessionMaxAgeMs: whole('FLAGWIRE_MCP_SESSION_SECONDS', '86400', 1, 604_800) * 1000,
     origins,
   };
 }

@@ -15,6 +15,7 @@ import { TrustedProxies } from '../http/client-address.js';
 import { send, sendNotModified, trackAbort, type PendingResponse } from '../http/http.js';
 import type { InFlight } from '../http/in-flight.js';
 import type { RateLimiter } from '../http/rate-limit.js';
+import { kRateLimitedError, kRateLimitRetry, sendRateLimited } from '../routes/service-route-parts.js';
 import {
   kMinRevisionHeader,
   kRevisionNotReachedDetail,
@@ -70,13 +71,6 @@ export interface ManagementDeps {
   metrics?: Metrics | null;
 }
 
-const kRateLimitedError = new FlagwireError(
-  'TOO_MANY_REQUESTS',
-  'the Management API allows a limited number of requests per minute per address; wait a minute before retrying',
-);
-const kRateLimited = Buffer.from(`Too Many Requests: ${kRateLimitedError.detail}.\n`);
-const kRateLimitRetry = ['Retry-After', '60'] as const;
-
 export function registerManagementRoutes(app: TemplatedApp, deps: ManagementDeps): void {
   const pipeline = new ManagementPipeline(deps);
   const handle = (res: HttpResponse, req: HttpRequest) => pipeline.handle(res, req);
@@ -116,12 +110,14 @@ class ManagementPipeline {
         deps.metrics.rateLimited++;
         deps.metrics.request(match.metric, 429);
       }
-      const headers = revisionHeaders(this.revisionNow(), kRateLimitRetry);
       // The spec's plain 429, except on a route that answers in another standard's error body (the
       // OpenFeature CLI's manifest API), whose clients decode only that body.
       const errorBody = match.route?.errorBody ?? null;
-      if (errorBody === null) send(res, 429, kRateLimited, 'text/plain; charset=utf-8', headers);
-      else send(res, 429, JSON.stringify(errorBody(kRateLimitedError, deps.config.docsUrl)), 'application/json', headers);
+      if (errorBody === null) sendRateLimited(res, this.revisionNow());
+      else {
+        const body = JSON.stringify(errorBody(kRateLimitedError, deps.config.docsUrl));
+        send(res, 429, body, 'application/json', revisionHeaders(this.revisionNow(), kRateLimitRetry));
+      }
       return;
     }
     const request: ApiRequest = {

@@ -73,6 +73,10 @@ export interface ServiceRouteDeps extends RouteServices {
   signInLimits: SignInLimits;
   /** Unleash SDK reports per project, per process (src/unleash/report-rate.ts): shared by every front-end thread. */
   reportRate: RateLimiter;
+  /** The Management API's per-address rate limit, the process's; null only in the bench's twin without it. */
+  rateLimiter: RateLimiter | null;
+  /** A random key made at start, the same on every front-end thread of this process: what a route signs ids the node alone issues with (MCP session ids). */
+  nodeKey: Uint8Array;
   activity: TokenUseLog;
   /** The request-body budget a route with a body reads it from (src/http/body.ts). */
   bodies: BodyBudget;

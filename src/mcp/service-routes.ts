@@ -1,29 +1,25 @@
 // /mcp: the MCP server over Streamable HTTP (spec: Transports), served by the stock SDK's web-standard
-// transport, one per session, answering JSON (never an SSE stream: the server sends nothing of its own
-// accord, so GET is 405, as the spec allows). Before the SDK sees anything of a request, this file
-// checks, in order: that MCP is on (FLAGWIRE_MCP; off, 404), the Origin against DNS rebinding (only
-// loopback origins and FLAGWIRE_MCP_ORIGINS: a page on another site that resolves to this node is
-// refused), the bearer token exactly as the Management API checks it (lockout per address included), the
-// body within the Management API's cap before it is parsed, and the session (bounded: sessions.ts).
-import { randomUUID } from 'node:crypto';
+// transport in its stateless mode, a server and transport per request, answering JSON (never an SSE
+// stream: the server sends nothing of its own accord, so GET is 405, as the spec allows). The session is
+// this file's: an id that proves itself (sessions.ts), so any front-end thread of the node serves any of
+// its sessions and the node keeps none; DELETE is 405, as the spec allows, since nothing ends one before
+// its age. Before the SDK sees anything of a request, this file checks, in order: that MCP is on
+// (FLAGWIRE_MCP; off, 404), the Management API's per-address rate limit (the same limiter: /mcp's calls
+// are Management API calls), the Origin against DNS rebinding (only loopback origins and
+// FLAGWIRE_MCP_ORIGINS: a page on another site that resolves to this node is refused), the bearer token
+// exactly as the Management API checks it (lockout per address included), the body within the
+// Management API's cap before it is parsed, and the session.
 import type { HttpResponse } from 'uWebSockets.js';
 import type { ServiceRouteDeps, ServiceRouteSpec } from '../capability/capability.js';
 import { FlagwireError } from '../errors.js';
-import { type PendingResponse, sendSameOrigin, trackAbort } from '../http/http.js';
+import { type PendingResponse, sendSameOrigin } from '../http/http.js';
 import { type AuthContext, authorizeToken } from '../model/records/token-access.js';
 import type { RouteHandler } from '../routes/route-table.js';
-import { clientAddresses, readServiceBody, sendRefusal } from '../routes/service-route-parts.js';
+import { clientAddresses, readServiceBody, sendRateLimited, sendRefusal } from '../routes/service-route-parts.js';
 import { identifyToken } from '../tokens/auth.js';
 import { mcpHttpModule, mcpTypes } from './sdk.js';
 import { kAuthKey, mcpServer } from './server.js';
-import { type McpSession, McpSessions } from './sessions.js';
-
-type Transport = InstanceType<ReturnType<typeof mcpHttpModule>['WebStandardStreamableHTTPServerTransport']>;
-
-/** A session and the SDK transport that keeps its state. */
-interface HttpSession extends McpSession {
-  readonly transport: Transport;
-}
+import { McpSessionIds } from './sessions.js';
 
 export const kMcpPath = '/mcp';
 
@@ -39,7 +35,7 @@ interface McpRequest {
   readonly protocolVersion: string;
 }
 
-/** The three routes share one handler per front end: their sessions are one table. */
+/** The three routes share one handler per front end. */
 const kHandlers = new WeakMap<ServiceRouteDeps, (method: McpRequest['method'], route: number) => RouteHandler>();
 
 function mcpRoute(method: 'post' | 'get' | 'del'): ServiceRouteSpec {
@@ -73,58 +69,39 @@ function mcpHandlers(deps: ServiceRouteDeps): (method: McpRequest['method'], rou
   const refuse = (res: HttpResponse, err: unknown, route: number) =>
     deps.metrics?.request(route, sendRefusal(res, err, deps, kMcpPath, 'unexpected error at /mcp'));
   if (settings === null) return (_method, route) => (res) => refuse(res, kOff, route);
-  const sessions = new McpSessions<HttpSession>(settings);
+  const sessions = new McpSessionIds(deps.nodeKey, settings.sessionMaxAgeMs);
   const origins = new Set(settings.origins);
   const addressOf = clientAddresses(deps.config);
   const { isInitializeRequest } = mcpTypes();
   const { WebStandardStreamableHTTPServerTransport } = mcpHttpModule();
 
-  const openSession = (auth: AuthContext, now: number) => {
-    sessions.makeRoom(now);
-    // deps itself, not a copy: its config is replaced once the listen port is known (baseUrl in a link).
-    const server = mcpServer(deps, kMcpVersion);
-    const transport: Transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      enableJsonResponse: true,
-      onsessioninitialized: (id): void =>
-        sessions.add({
-          id,
-          tokenId: auth.token.id,
-          usedAt: now,
-          transport,
-          close: () => void server.close(),
-        }),
-      onsessionclosed: (id) => sessions.end(id),
-    });
-    return { server, transport };
-  };
-
   const answer = async (res: PendingResponse, request: McpRequest, auth: AuthContext, parsed: unknown, now: number): Promise<number> => {
-    let transport: Transport;
-    if (request.sessionId !== '') {
-      const session = sessions.use(request.sessionId, auth.token.id, now);
-      if (session === null)
-        return rpcError(res, 404, -32001, 'Session not found: it ended, expired or was never opened; initialize a new one.');
-      transport = session.transport;
-    } else if (request.method === 'POST' && isInitialize(parsed)) {
-      const opened = openSession(auth, now);
-      await opened.server.connect(opened.transport);
-      transport = opened.transport;
+    let sessionId = request.sessionId;
+    if (sessionId !== '') {
+      if (!sessions.valid(sessionId, auth.token.id, now))
+        return rpcError(res, 404, -32001, 'Session not found: it expired or was never opened here; initialize a new one.');
+    } else if (isInitialize(parsed)) {
+      sessionId = sessions.issue(auth.token.id, now);
     } else {
       return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required (initialize first).');
     }
-    const headers: Record<string, string> = { accept: request.accept, 'content-type': request.contentType };
-    if (request.sessionId !== '') headers['mcp-session-id'] = request.sessionId;
-    if (request.protocolVersion !== '') headers['mcp-protocol-version'] = request.protocolVersion;
-    const web = new Request(`${deps.config.baseUrl}${kMcpPath}`, { method: request.method, headers });
-    const authInfo = { token: '', clientId: auth.token.id, scopes: [], extra: { [kAuthKey]: auth } };
-    const response = await transport.handleRequest(web, { parsedBody: parsed, authInfo });
-    const body = response.body === null ? '' : await response.text();
-    const sent: [string, string][] = [];
-    const sessionId = response.headers.get('mcp-session-id');
-    if (sessionId !== null) sent.push(['Mcp-Session-Id', sessionId]);
-    sendSameOrigin(res, response.status, body, response.headers.get('content-type') ?? 'application/json', sent);
-    return response.status;
+    // deps itself, not a copy: its config is replaced once the listen port is known (baseUrl in a link).
+    const server = mcpServer(deps, kMcpVersion);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      const headers: Record<string, string> = { accept: request.accept, 'content-type': request.contentType };
+      if (request.protocolVersion !== '') headers['mcp-protocol-version'] = request.protocolVersion;
+      const web = new Request(`${deps.config.baseUrl}${kMcpPath}`, { method: 'POST', headers });
+      const authInfo = { token: '', clientId: auth.token.id, scopes: [], extra: { [kAuthKey]: auth } };
+      const response = await transport.handleRequest(web, { parsedBody: parsed, authInfo });
+      const body = response.body === null ? '' : await response.text();
+      const sent: [string, string][] = response.ok ? [['Mcp-Session-Id', sessionId]] : [];
+      sendSameOrigin(res, response.status, body, response.headers.get('content-type') ?? 'application/json', sent);
+      return response.status;
+    } finally {
+      void server.close();
+    }
   };
   function isInitialize(parsed: unknown): boolean {
     return Array.isArray(parsed) ? parsed.some((m) => isInitializeRequest(m)) : isInitializeRequest(parsed);
@@ -143,6 +120,13 @@ function mcpHandlers(deps: ServiceRouteDeps): (method: McpRequest['method'], rou
     const contentLength = req.getHeader('content-length');
     const ip = addressOf(res, req);
     const now = deps.clock.now();
+    // spec: Limits, as the Management API counts its requests: before anything else of the request.
+    if (deps.rateLimiter !== null && !deps.rateLimiter.take(ip, now)) {
+      deps.store.resetReadTxn();
+      sendRateLimited(res, deps.store.revision());
+      deps.metrics?.request(route, 429);
+      return;
+    }
     let auth: AuthContext;
     try {
       refuseForeignOrigin(origin, origins);
@@ -169,15 +153,11 @@ function mcpHandlers(deps: ServiceRouteDeps): (method: McpRequest['method'], rou
         },
         (err: unknown) => refuse(res, err, route),
       );
-    if (method === 'GET') {
-      // No stream of the server's own: it sends nothing but answers (spec: GET, 405 when not offered).
-      sendSameOrigin(res, 405, '', 'text/plain; charset=utf-8', [['Allow', 'POST, DELETE']]);
+    if (method !== 'POST') {
+      // GET: no stream of the server's own, it sends nothing but answers (spec: GET, 405 when not
+      // offered). DELETE: a session ends on its age alone (spec: Session Management, 405 allowed).
+      sendSameOrigin(res, 405, '', 'text/plain; charset=utf-8', [['Allow', 'POST']]);
       deps.metrics?.request(route, 405);
-      return;
-    }
-    if (method === 'DELETE') {
-      trackAbort(res);
-      run(undefined);
       return;
     }
     readServiceBody(res, contentLength, deps, route, (body, release) => {

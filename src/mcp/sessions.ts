@@ -1,63 +1,40 @@
-// The MCP sessions a front end keeps (spec: Streamable HTTP, Session Management), bounded in count and
-// idle time so that no client, however many sessions it opens, makes the node hold more than
-// `maxSessions` of them. A session past its idle time is ended when next looked at or when room is made;
-// at the bound, the least recently used one is ended (its client gets 404 and starts another, as the
-// spec says a client does). The map's order is the order of use: a session used is moved to its end.
+// MCP session ids (spec: Streamable HTTP, Session Management) that carry their own proof: the node keeps
+// no table of sessions, so a session opened on one front-end thread is valid on every other (a client's
+// next connection may land on any of them) and no number of clients makes the node hold more. An id is
+// its issue time, a random part and an HMAC over those and the id of the token that opened it, keyed
+// with the node's session key (made at start, shared by its front-end threads): only this node issues
+// one, and only that token may use it. Nothing server-side records a session's last use or its end, so a
+// session expires on age (FLAGWIRE_MCP_SESSION_SECONDS after it was opened) and DELETE cannot end one.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** What a session holds: whatever the transport needs closing, the token that opened it, its last use. */
-export interface McpSession {
-  readonly id: string;
-  /** Only the token that opened a session may use it: another token's request is answered as for no session. */
-  readonly tokenId: string;
-  usedAt: number;
-  close(): void;
-}
+const kVersion = 'v1';
 
-/** A front end's sessions, each an S (a session and what its transport keeps). */
-export class McpSessions<S extends McpSession> {
-  private readonly sessions = new Map<string, S>();
+export class McpSessionIds {
+  constructor(
+    private readonly key: Uint8Array,
+    private readonly maxAgeMs: number,
+  ) {}
 
-  constructor(private readonly bounds: { readonly maxSessions: number; readonly sessionIdleMs: number }) {}
-
-  get size(): number {
-    return this.sessions.size;
+  /** A new session's id for `tokenId`, issued at `now`. */
+  issue(tokenId: string, now: number): string {
+    const issued = now.toString(36);
+    const nonce = randomBytes(16).toString('base64url');
+    return `${kVersion}.${issued}.${nonce}.${this.mac(tokenId, issued, nonce).toString('base64url')}`;
   }
 
-  /** The session `id` of `tokenId`, marked used at `now`; null when there is none (ended, expired, another token's). */
-  use(id: string, tokenId: string, now: number): S | null {
-    const session = this.sessions.get(id);
-    if (session === undefined || session.tokenId !== tokenId) return null;
-    if (now - session.usedAt > this.bounds.sessionIdleMs) {
-      this.end(id);
-      return null;
-    }
-    this.sessions.delete(id);
-    session.usedAt = now;
-    this.sessions.set(id, session);
-    return session;
+  /** Whether `id` is one this node issued to `tokenId` and, at `now`, younger than the sessions' age. */
+  valid(id: string, tokenId: string, now: number): boolean {
+    const parts = id.split('.');
+    if (parts.length !== 4 || parts[0] !== kVersion) return false;
+    const [, issued, nonce, mac] = parts as [string, string, string, string];
+    const given = Buffer.from(mac, 'base64url');
+    const expected = this.mac(tokenId, issued, nonce);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+    const at = Number.parseInt(issued, 36);
+    return now - at <= this.maxAgeMs && at <= now + this.maxAgeMs;
   }
 
-  /** Room for one more session at `now`: the idle ones ended, then the least recently used until it fits. */
-  makeRoom(now: number): void {
-    for (const session of this.sessions.values()) {
-      if (now - session.usedAt <= this.bounds.sessionIdleMs) break;
-      this.end(session.id);
-    }
-    while (this.sessions.size >= this.bounds.maxSessions) {
-      const oldest = this.sessions.keys().next().value as string;
-      this.end(oldest);
-    }
-  }
-
-  /** Keeps `session`, made after makeRoom. */
-  add(session: S): void {
-    this.sessions.set(session.id, session);
-  }
-
-  end(id: string): void {
-    const session = this.sessions.get(id);
-    if (session === undefined) return;
-    this.sessions.delete(id);
-    session.close();
+  private mac(tokenId: string, issued: string, nonce: string): Buffer {
+    return createHmac('sha256', this.key).update(`${kVersion}\n${tokenId}\n${issued}\n${nonce}`).digest();
   }
 }

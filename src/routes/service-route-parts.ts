@@ -4,13 +4,26 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { answerableError, errorEnvelope, retryAfterSeconds } from '../errors.js';
+import { answerableError, errorEnvelope, FlagwireError, retryAfterSeconds } from '../errors.js';
 import { TrustedProxies } from '../http/client-address.js';
 import { type BodyBudget, bodyRefusal } from '../http/body.js';
 import { type PendingResponse, send } from '../http/http.js';
 import { revisionHeaders } from '../http/revisions.js';
 import type { RouteCounts } from '../routes/route-table.js';
-import type { StoreReader } from '../store/interfaces.js';
+import type { StoreReader, StoreRevision } from '../store/interfaces.js';
+
+/** spec: Limits. What an address past the per-address rate limit is told, at the Management API and /mcp alike. */
+export const kRateLimitedError = new FlagwireError(
+  'TOO_MANY_REQUESTS',
+  'the Management API allows a limited number of requests per minute per address; wait a minute before retrying',
+);
+const kRateLimited = Buffer.from(`Too Many Requests: ${kRateLimitedError.detail}.\n`);
+export const kRateLimitRetry = ['Retry-After', '60'] as const;
+
+/** The spec's plain 429 for an address past the per-address rate limit, naming the store's `revision`. */
+export function sendRateLimited(res: HttpResponse, revision: StoreRevision): void {
+  send(res, 429, kRateLimited, 'text/plain; charset=utf-8', revisionHeaders(revision, kRateLimitRetry));
+}
 
 /** The client's address of a request, made once per front end: the peer, or the client a trusted proxy names. */
 export function clientAddresses(config: Readonly<Config>): (res: HttpResponse, req: HttpRequest) => string {

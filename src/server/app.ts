@@ -29,6 +29,8 @@ export interface AppDeps extends ManagementDeps {
   signInLimits: SignInLimits;
   /** Unleash SDK reports per project: the process's, shared by every front-end thread. */
   reportRate: RateLimiter;
+  /** A random key made at start, the same on every front-end thread of this process: what a route signs ids the node alone issues with (MCP session ids). */
+  nodeKey: Uint8Array;
 }
 
 /**

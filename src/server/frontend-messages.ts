@@ -20,6 +20,8 @@ export interface FrontendThreadStart {
   /** Unleash SDK reports per project (src/unleash/report-rate.ts). */
   reportRate: RateLimiterState;
   bodies: BodyBudgetsState;
+  /** A random key made at start, the same on every front-end thread of this process: what a route signs ids the node alone issues with (MCP session ids). */
+  nodeKey: Uint8Array;
 }
 
 /**

@@ -50,6 +50,7 @@ try {
     authFailures: new AuthFailures(start.authFailures),
     signInLimits: new SignInLimits(start.signInLimits),
     reportRate: new RateLimiter(start.reportRate),
+    nodeKey: start.nodeKey,
     evalWorkers: evalWorkersOfThread(config, start.thread),
     fleet: {
       async probe(timeoutMs) {

@@ -34,6 +34,8 @@ export interface FrontendThreadsOptions {
   signInLimits: SignInLimits;
   reportRate: RateLimiter;
   bodies: BodyBudgets;
+  /** A random key made at start, the same on every front-end thread of this process: what a route signs ids the node alone issues with (MCP session ids). */
+  nodeKey: Uint8Array;
 }
 
 /** How long a collection waits for every thread: readiness adds its own probe budget to it. */
@@ -71,6 +73,7 @@ export class FrontendThreads {
           signInLimits: options.signInLimits.state,
           reportRate: options.reportRate.state,
           bodies: options.bodies.state,
+          nodeKey: options.nodeKey,
         };
         const worker = new Worker(new URL('./frontend-thread.js', import.meta.url), { workerData: start, transferList: [channel] });
         return new Promise<Thread>((resolve, reject) => {

@@ -61,6 +61,8 @@ export interface FrontendOptions {
   signInLimits: SignInLimits;
   /** Unleash SDK reports per project, the process's (src/unleash/report-rate.ts). */
   reportRate: RateLimiter;
+  /** A random key made at start, the same on every front-end thread of this process: what a route signs ids the node alone issues with (MCP session ids). */
+  nodeKey: Uint8Array;
   /** Eval workers of this front end's own pool. */
   evalWorkers: number;
   /** Null with one front-end thread: its own figures are the process's. */
@@ -182,6 +184,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
     authFailures: options.authFailures,
     signInLimits: options.signInLimits,
     reportRate: options.reportRate,
+    nodeKey: options.nodeKey,
     metrics,
     features: features.routes,
     // The web console's sign-in and edit bodies: credential-free until signed in, so that share.

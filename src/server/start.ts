@@ -3,6 +3,7 @@
 // (src/capability/background-work.ts); stops it on SIGTERM/SIGINT.
 import { kWriterCommands } from '../writer/thread/demo-seed.js';
 import type { Logger } from 'pino';
+import { randomBytes } from 'node:crypto';
 import * as uWS from 'uWebSockets.js';
 import { AuthFailures } from '../http/auth-failures.js';
 import { Clock } from '../clock.js';
@@ -88,13 +89,14 @@ async function startClaimed(config: Readonly<Config>, options: StartOptions, cla
   const authFailures = AuthFailures.create(config.authFailLimit);
   const signInLimits = SignInLimits.create(config.signInFailLimit);
   const reportRate = createReportLimiter();
+  const nodeKey = randomBytes(32);
   const writer = WriterClient.create(config.dataDir, clock, config.writeTimeoutMs, log, config, changeLogBounds(config));
   const { seed, demoPassword } = await seedIfDemo(config, options, store, writer).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
     throw err;
   });
-  const shared = { config, log, clock, writer, bodies, rateLimiter, authFailures, signInLimits, reportRate };
+  const shared = { config, log, clock, writer, bodies, rateLimiter, authFailures, signInLimits, reportRate, nodeKey };
   const serving = await serve(shared, store).catch(async (err: unknown) => {
     await writer.close();
     await store.close();
@@ -226,7 +228,7 @@ function stopOnSignals(close: () => Promise<void>, log: Logger, drainMs: number)
 
 type Shared = Pick<
   Parameters<typeof FrontendThreads.start>[0],
-  'config' | 'log' | 'clock' | 'writer' | 'bodies' | 'rateLimiter' | 'authFailures' | 'signInLimits' | 'reportRate'
+  'config' | 'log' | 'clock' | 'writer' | 'bodies' | 'rateLimiter' | 'authFailures' | 'signInLimits' | 'reportRate' | 'nodeKey'
 >;
 
 /**

@@ -1,15 +1,22 @@
-// /mcp against a hostile client (src/mcp/service-routes.ts, sessions.ts): thousands of sessions keep
-// at most FLAGWIRE_MCP_MAX_SESSIONS (the least recently used ended, its client told 404) and the node's
-// memory bounded; oversized and malformed bodies, deep arguments, unknown tools, foreign origins,
+// /mcp against a hostile client (src/mcp/service-routes.ts, sessions.ts): thousands of sessions keep the
+// node's memory bounded (it holds none: each id proves itself), every one of them still valid, and a
+// session past FLAGWIRE_MCP_SESSION_SECONDS is 404; oversized and malformed bodies, deep arguments, unknown tools, foreign origins,
 // missing tokens and another token's session are each refused in a 4xx, never a 5xx. With MCP off,
 // /mcp is 404.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { startTestServer } from '../helpers/server.js';
+import { advanceClock } from '../helpers/test-hooks.js';
 import { startWorldServer } from '../helpers/world-server.js';
 
-const kMaxSessions = 20;
-const { server, world } = await startWorldServer(t, { FLAGWIRE_MCP: 'on', FLAGWIRE_MCP_MAX_SESSIONS: String(kMaxSessions) });
+const kSessionSeconds = 3600;
+// The rate limit lifted: this client's thousands of requests are about sessions (rate-limit.test.ts tests the limit).
+const { server, world } = await startWorldServer(t, {
+  FLAGWIRE_MCP: 'on',
+  FLAGWIRE_MCP_SESSION_SECONDS: String(kSessionSeconds),
+  FLAGWIRE_RATE_LIMIT: '1000000',
+  FLAGWIRE_TEST_HOOKS: '1',
+});
 const { secrets } = world;
 const url = `${server.baseUrl}/mcp`;
 const kInitialize = {
@@ -63,14 +70,18 @@ function rss(): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 
-t.test('thousands of sessions: at most the bound kept, the oldest told 404, memory bounded, no 5xx', async (t) => {
+t.test('thousands of sessions: memory bounded, every one valid, no 5xx; past its age, 404', async (t) => {
   const first = await open();
   t.equal((await listTools(first)).status, 200);
   const statuses = new Map<number, number>();
+  const opened: string[] = [];
   const openMany = async (count: number) => {
     for (let done = 0; done < count; done += 50) {
       const batch = await Promise.all(Array.from({ length: 50 }, () => post(kInitialize)));
-      for (const r of batch) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      for (const r of batch) {
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        if (r.session !== null) opened.push(r.session);
+      }
     }
   };
   await openMany(500);
@@ -79,8 +90,12 @@ t.test('thousands of sessions: at most the bound kept, the oldest told 404, memo
   const after = rss();
   t.strictSame([...statuses.keys()], [200], `every initialize answered 200: ${JSON.stringify([...statuses])}`);
   t.ok(after - warm < 64 * 1024 * 1024, `3000 more sessions grew the node by ${Math.round((after - warm) / 1024 / 1024)} MiB`);
+  t.equal(new Set(opened).size, 3500, 'each initialize a session of its own');
+  t.equal((await listTools(first)).status, 200, 'the first session is still valid: nothing was evicted');
+  t.equal((await listTools(opened[1234]!)).status, 200);
+  await advanceClock(server, kSessionSeconds + 1);
   const gone = await listTools(first);
-  t.equal(gone.status, 404, 'the least recently used session was ended');
+  t.equal(gone.status, 404, 'a session past its age has ended');
   t.equal(gone.json?.error?.code, -32001);
   const last = await open();
   t.equal((await listTools(last)).status, 200, 'a new session works');
@@ -90,12 +105,13 @@ t.test("a session is its token's: another token is answered as for no session", 
   const session = await open(secrets.multiRead);
   t.equal((await listTools(session, secrets.multiWrite)).status, 404);
   t.equal((await listTools(session, secrets.multiRead)).status, 200);
+  t.equal((await listTools('v1.x.y.z', secrets.multiRead)).status, 404, 'an id this node never issued');
   const ended = await fetch(url, {
     method: 'DELETE',
     headers: { authorization: `Bearer ${secrets.multiRead}`, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
   });
-  t.equal(ended.status, 200, 'DELETE ends the session');
-  t.equal((await listTools(session, secrets.multiRead)).status, 404, 'and it is gone');
+  t.equal(ended.status, 405, 'DELETE: a session ends on its age alone');
+  t.equal(ended.headers.get('allow'), 'POST');
 });
 
 t.test('oversized, malformed and deep bodies, unknown tools: 4xx or a tool error, never 5xx', async (t) => {

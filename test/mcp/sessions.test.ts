@@ -1,51 +1,33 @@
-// The MCP session table (src/mcp/sessions.ts): bounded in count (the least recently used ended to make
-// room), in idle time (an idle session ended when looked at or when room is made), and bound to the token
-// that opened it.
+// MCP session ids (src/mcp/sessions.ts): valid with the key that issued them, for the token that opened
+// them, until their age; an id altered in any part, another key's or another token's is not; each is new.
 import t from 'tap';
-import { type McpSession, McpSessions } from '../../src/mcp/sessions.js';
+import { randomBytes } from 'node:crypto';
+import { McpSessionIds } from '../../src/mcp/sessions.js';
 
-function table(maxSessions: number, sessionIdleMs = 60_000) {
-  const closed: string[] = [];
-  const sessions = new McpSessions<McpSession>({ maxSessions, sessionIdleMs });
-  const add = (id: string, now: number, tokenId = 'tok_a') => {
-    sessions.makeRoom(now);
-    sessions.add({ id, tokenId, usedAt: now, close: () => closed.push(id) });
-  };
-  return { sessions, add, closed };
-}
+const kAgeMs = 60_000;
 
-t.test('past the bound, the least recently used session is ended', async (t) => {
-  const { sessions, add, closed } = table(3);
-  add('a', 0);
-  add('b', 1);
-  add('c', 2);
-  t.ok(sessions.use('a', 'tok_a', 3), 'a used: b is now the least recently used');
-  add('d', 4);
-  t.strictSame(closed, ['b']);
-  t.equal(sessions.size, 3);
-  t.equal(sessions.use('b', 'tok_a', 5), null);
-  for (let i = 0; i < 1000; i++) add(`s${i}`, 10 + i);
-  t.equal(sessions.size, 3, 'never more than the bound');
-  t.equal(closed.length, 1001);
+t.test('valid for its token until its age, on any holder of the key', async (t) => {
+  const key = randomBytes(32);
+  const ids = new McpSessionIds(key, kAgeMs);
+  const id = ids.issue('tok_a', 1_000);
+  t.ok(ids.valid(id, 'tok_a', 1_000));
+  t.ok(new McpSessionIds(Buffer.from(key), kAgeMs).valid(id, 'tok_a', 2_000), 'another thread with the same key');
+  t.ok(ids.valid(id, 'tok_a', 1_000 + kAgeMs), 'at its age');
+  t.notOk(ids.valid(id, 'tok_a', 1_001 + kAgeMs), 'past its age');
+  t.not(ids.issue('tok_a', 1_000), id, 'each id is new');
 });
 
-t.test('an idle session ends when used, and idle ones make room first', async (t) => {
-  const { sessions, add, closed } = table(3, 100);
-  add('old', 0);
-  add('fresh', 150);
-  t.equal(sessions.use('old', 'tok_a', 201), null, 'idle past its time');
-  t.strictSame(closed, ['old']);
-  add('x', 200);
-  add('y', 300);
-  t.strictSame(closed, ['old', 'fresh'], 'the idle one made room, not a live one');
-  t.equal(sessions.size, 2);
-});
-
-t.test("a session is its token's", async (t) => {
-  const { sessions, add } = table(3);
-  add('a', 0, 'tok_a');
-  t.equal(sessions.use('a', 'tok_b', 1), null);
-  t.ok(sessions.use('a', 'tok_a', 1));
-  sessions.end('a');
-  t.equal(sessions.size, 0);
+t.test('refused: another token, another key, any part altered, no id at all', async (t) => {
+  const ids = new McpSessionIds(randomBytes(32), kAgeMs);
+  const id = ids.issue('tok_a', 1_000);
+  t.notOk(ids.valid(id, 'tok_b', 1_000), "another token's");
+  t.notOk(new McpSessionIds(randomBytes(32), kAgeMs).valid(id, 'tok_a', 1_000), "another node's");
+  const parts = id.split('.');
+  for (let i = 0; i < parts.length; i++) {
+    const altered = parts.map((p, j) => (j === i ? `${p.slice(0, -1)}${p.endsWith('A') ? 'B' : 'A'}` : p)).join('.');
+    t.notOk(ids.valid(altered, 'tok_a', 1_000), `part ${i} altered`);
+  }
+  const later = [parts[0], (2_000).toString(36), parts[2], parts[3]].join('.');
+  t.notOk(ids.valid(later, 'tok_a', 2_000), 'a later issue time under the same proof');
+  for (const bad of ['', 'v1', 'v1...', `${id}.x`, 'v2.a.b.c']) t.notOk(ids.valid(bad, 'tok_a', 1_000), `"${bad.slice(0, 20)}"`);
 });

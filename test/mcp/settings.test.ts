@@ -9,17 +9,16 @@ const env = (more: Record<string, string>) => ({ FLAGWIRE_DATA: scratchDir('flag
 t.test('off unless on; on, its defaults', async (t) => {
   t.equal(loadConfig({}, env({})).mcp, null);
   t.equal(loadConfig({}, env({ FLAGWIRE_MCP: 'off' })).mcp, null);
-  t.strictSame(loadConfig({}, env({ FLAGWIRE_MCP: 'on' })).mcp, { maxSessions: 100, sessionIdleMs: 1_800_000, origins: [] });
+  t.strictSame(loadConfig({}, env({ FLAGWIRE_MCP: 'on' })).mcp, { sessionMaxAgeMs: 86_400_000, origins: [] });
   const set = loadConfig(
     {},
     env({
       FLAGWIRE_MCP: 'on',
-      FLAGWIRE_MCP_MAX_SESSIONS: '7',
-      FLAGWIRE_MCP_SESSION_IDLE_SECONDS: '60',
+      FLAGWIRE_MCP_SESSION_SECONDS: '60',
       FLAGWIRE_MCP_ORIGINS: 'https://tools.example.com, http://10.0.0.5:3000',
     }),
   ).mcp;
-  t.strictSame(set, { maxSessions: 7, sessionIdleMs: 60_000, origins: ['https://tools.example.com', 'http://10.0.0.5:3000'] });
+  t.strictSame(set, { sessionMaxAgeMs: 60_000, origins: ['https://tools.example.com', 'http://10.0.0.5:3000'] });
 });
 
 t.test('a bad value is refused naming its variable', async (t) => {
@@ -33,7 +32,7 @@ t.test('a bad value is refused naming its variable', async (t) => {
     t.ok(thrown instanceof ConfigError && thrown.setting === setting, `${setting}: ${String(thrown)}`);
   };
   refused({ FLAGWIRE_MCP: 'yes' }, 'FLAGWIRE_MCP');
-  refused({ FLAGWIRE_MCP: 'on', FLAGWIRE_MCP_MAX_SESSIONS: '0' }, 'FLAGWIRE_MCP_MAX_SESSIONS');
-  refused({ FLAGWIRE_MCP: 'on', FLAGWIRE_MCP_SESSION_IDLE_SECONDS: 'an hour' }, 'FLAGWIRE_MCP_SESSION_IDLE_SECONDS');
+  refused({ FLAGWIRE_MCP: 'on', FLAGWIRE_MCP_SESSION_SECONDS: '0' }, 'FLAGWIRE_MCP_SESSION_SECONDS');
+  refused({ FLAGWIRE_MCP: 'on', FLAGWIRE_MCP_SESSION_SECONDS: 'an hour' }, 'FLAGWIRE_MCP_SESSION_SECONDS');
   refused({ FLAGWIRE_MCP: 'on', FLAGWIRE_MCP_ORIGINS: 'https://tools.example.com/path' }, 'FLAGWIRE_MCP_ORIGINS');
 });
