@@ -56,14 +56,18 @@ export class AuditStream {
     this.loop = this.run();
   }
 
-  /** Stops reading; gives the sink `waitMs` to confirm what it sent, then closes it. */
+  /**
+   * Stops reading; the send in progress and the sink's confirming of what it sent share `waitMs`, then the
+   * sink closes. One budget, so the stop fits the node's shutdown deadline (src/server/start.ts).
+   */
   async stop(waitMs: number): Promise<void> {
+    const until = performance.now() + waitMs;
     this.stopped = true;
     this.wake?.();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.loop, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
     clearTimeout(timer);
-    const accepted = await this.sink.close(waitMs);
+    const accepted = await this.sink.close(Math.max(0, until - performance.now()));
     await this.loop;
     await this.accept(accepted);
   }
