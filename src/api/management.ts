@@ -399,7 +399,7 @@ class ManagementPipeline {
     const answered = notModified ? 304 : status;
     this.deps.activity.used(token.id, request.method, request.path, answered, this.deps.clock.now());
     this.deps.metrics?.request(request.metric, answered);
-    const headers = revisionHeaders(storeRevision, ['ETag', value.etag]);
+    const headers = revisionHeaders(storeRevision, ['ETag', value.etag], ...value.headers);
     if (notModified) sendNotModified(res, headers);
     else send(res, status, value.text, 'application/json', headers);
   }

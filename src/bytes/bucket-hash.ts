@@ -6,7 +6,7 @@
 // a large project). Design §2's bucketing (src/evaluation/engine/bucket.ts) and Unleash's
 // rollouts and variants (src/unleash/rules/feature.ts) both hash this way.
 import { murmur3Blocks, murmur3Continue } from './murmur3.js';
-import { maxUtf8Bytes, writeUtf8 } from './utf8.js';
+import { maxUtf8Bytes, utf8Bytes, utf8Scratch, writeUtf8 } from './utf8.js';
 
 /** `utf8(flagId + ":")` as bucketing hashes it: the murmur3 state after its whole blocks, and its last 0-3 bytes. */
 export interface BucketPrefix {
@@ -22,7 +22,7 @@ export interface BucketPrefix {
  * `groupId + ":" + value` the same way, with seed 0 and 86028157 (src/unleash/rules/feature.ts).
  */
 export function bucketPrefix(flagId: string, seed = 0): BucketPrefix {
-  const bytes = Buffer.from(`${flagId}:`, 'utf8');
+  const bytes = utf8Bytes(`${flagId}:`);
   const hashed = bytes.length & ~3;
   return { state: murmur3Blocks(bytes, 0, hashed, seed), hashed, rest: Uint8Array.from(bytes.subarray(hashed)) };
 }
@@ -34,7 +34,7 @@ export function bucketPrefix(flagId: string, seed = 0): BucketPrefix {
 //   0        kKeyAt - rest   kKeyAt          keyEnd
 //   │ unused │ prefix's rest │ key           │
 const kKeyAt = 3;
-let scratch = Buffer.allocUnsafe(256);
+let scratch = utf8Scratch(256);
 let lastKey: string | null = null;
 let keyEnd = kKeyAt;
 
@@ -42,7 +42,7 @@ let keyEnd = kKeyAt;
 export function keyHash(prefix: BucketPrefix, key: string): number {
   if (key !== lastKey) {
     const worst = kKeyAt + maxUtf8Bytes(key);
-    if (worst > scratch.length) scratch = Buffer.allocUnsafe(Math.max(worst, scratch.length * 2));
+    if (worst > scratch.length) scratch = utf8Scratch(Math.max(worst, scratch.length * 2));
     keyEnd = kKeyAt + writeUtf8(scratch, key, kKeyAt);
     lastKey = key;
   }

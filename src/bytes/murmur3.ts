@@ -5,6 +5,8 @@
 // bit for bit (test/fixtures/bucket-vectors.json holds the vectors). All arithmetic is on uint32:
 // `Math.imul` is the 32-bit multiply, `>>> 0` turns the final int32 into an unsigned number.
 
+import { utf8Bytes } from './utf8.js';
+
 const kC1 = 0xcc9e2d51;
 const kC2 = 0x1b873593;
 
@@ -116,6 +118,6 @@ function tailWord(bytes: Uint8Array, i: number, tail: number): number {
 
 /** Hash of a string's UTF-8 bytes (convenience for tests and tools; the hot path uses `bucket`). */
 export function murmur3String(text: string, seed = 0): number {
-  const bytes = Buffer.from(text, 'utf8');
+  const bytes = utf8Bytes(text);
   return murmur3x86_32(bytes, bytes.length, seed);
 }

@@ -14,8 +14,9 @@
 import { FlagwireError } from '../errors.js';
 import { trackAbort, type PendingResponse } from './http.js';
 import { RateLimiter, type RateLimiterState } from './rate-limit.js';
+import { kMaxBodyBytes } from './json-bounds.js';
 
-export const kMaxBodyBytes = 1024 * 1024;
+export { kMaxBodyBytes };
 
 export type BodyResult =
   /**

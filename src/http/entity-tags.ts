@@ -2,6 +2,7 @@
 // OFREP bulk answer (src/ofrep/evaluate.ts) and the native snapshot (src/snapshots/routes.ts). And the one
 // reading of an If-Match list: a flag's edit (src/flags/flag-version.ts), SCIM's writes, an approval's.
 import { murmur3x86_32Pair } from '../bytes/murmur3.js';
+import { ifNoneMatchNames, kEtagSeedB } from './entity-tag-text.js';
 
 const kQuote = 0x22;
 const kDash = 0x2d;
@@ -27,7 +28,7 @@ export function etag(configTag: string, body: Uint8Array): Buffer {
   if (ascii) for (let i = 0; i < configTag.length; i++) tag[i + 1] = configTag.charCodeAt(i);
   else tag.write(configTag, 1);
   tag[headLength] = kDash;
-  murmur3x86_32Pair(body, 0, 0x9747b28c, kHashes);
+  murmur3x86_32Pair(body, 0, kEtagSeedB, kHashes);
   let at = hexDigits(tag, headLength + 1, kHashes[0]!);
   at = hexDigits(tag, at, kHashes[1]!);
   tag[at] = kQuote;
@@ -43,16 +44,7 @@ function hexDigits(into: Buffer, at: number, value: number): number {
 /** RFC 9110 If-None-Match: `*`, or a list of entity tags compared weakly (a `W/` prefix is ignored). */
 export function matchesIfNoneMatch(header: string, tag: Uint8Array): boolean {
   if (header === '') return false;
-  const wanted = Buffer.from(tag.buffer, tag.byteOffset, tag.byteLength).toString('latin1');
-  // What a client that holds this answer sends: just its tag, one comparison.
-  if (header === wanted) return true;
-  for (const part of header.split(',')) {
-    let candidate = part.trim();
-    if (candidate === '*') return true;
-    if (candidate.startsWith('W/')) candidate = candidate.slice(2);
-    if (candidate === wanted) return true;
-  }
-  return false;
+  return ifNoneMatchNames(header, Buffer.from(tag.buffer, tag.byteOffset, tag.byteLength).toString('latin1'));
 }
 
 /** The entity tags of an If-Match or If-None-Match list as sent, each trimmed (`*` is one); none for ''. */

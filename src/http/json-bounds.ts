@@ -7,7 +7,12 @@
 // evaluation worker's context), which can also be fed a body a chunk at a time (a gzip body as it
 // inflates, src/events/body.ts). It only counts: the text's syntax is still JSON.parse's to judge,
 // so text that is not JSON passes here and is refused there, with JSON.parse's own words.
-import { kMaxBodyBytes } from './body.js';
+
+/**
+ * A request body's cap (body.ts reads bodies within it): here, beside the bounds derived from it, so that
+ * what scans bodies without reading them (the edge, src/edge) imports nothing of the HTTP layer.
+ */
+export const kMaxBodyBytes = 1024 * 1024;
 
 /**
  * Arrays and objects nest at most this deep (the top value is at depth 1): twice the 64 levels a flag's

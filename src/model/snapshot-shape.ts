@@ -12,6 +12,12 @@ import { FlagMetadata, Targeting, VariantValue } from '../targeting/definition.j
 import { CloneType, type Static, Type } from '../typebox.js';
 import { UnleashModel } from './unleash-model.js';
 
+/**
+ * The snapshot route's header naming the project's configuration tag (src/evaluation/engine/config-tag.ts),
+ * which its OFREP bulk answers' ETags start with: an edge (src/edge) tags its answers as the server does.
+ */
+export const kConfigTagHeader = 'Flagwire-Config-Tag';
+
 const kNullableString = Type.Union([Type.String(), Type.Null()]);
 
 export const SnapshotTyped = Type.Object(

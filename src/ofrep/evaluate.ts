@@ -20,9 +20,9 @@ import {
   stateInEnv,
   stateInProjectEnv,
 } from '../evaluation/engine/engine.js';
-import { kAudiencePlanDetail, kBatchTimedOutDetail } from '../evaluation/engine/bodies.js';
-import { decidedBy, type Decision, decisionInExperiment } from '../evaluation/engine/evaluate.js';
-import { experimentMetadata } from '../model/flags.js';
+import { kBatchTimedOutDetail } from '../evaluation/engine/bodies.js';
+import { kAudiencePlanDetail } from '../evaluation/engine/evaluate.js';
+import type { Decision } from '../evaluation/engine/evaluate.js';
 import { etag, matchesIfNoneMatch } from '../http/entity-tags.js';
 import { decodePathId } from '../http/path-id.js';
 import { type DecidedEntries, ListPlans, listPlan, writeList } from '../evaluation/engine/list-plan.js';
@@ -31,21 +31,23 @@ import type { ResultWriter } from '../evaluation/engine/protocol.js';
 import { OfrepContext } from './context.js';
 import type { Resolution } from '../targeting/compiled-flag.js';
 import type { OfrepErrorCode } from '../model/ofrep-schemas.js';
-import { contextFreeAnswer, kKeyMissingDetails, kReasons, kSlotAudiencePlan, kSlotKeyMissing, kSlots, ofrepAnswer } from './answer.js';
-
-const kProjectHeader = 'X-Flagwire-Project';
+import { contextFreeAnswer, kKeyMissingDetails, kSlotAudiencePlan, kSlotKeyMissing, kSlots, ofrepAnswer } from './answer.js';
+import {
+  bulkTailText,
+  contextTagText,
+  decisionText,
+  kMissingProjectDetails,
+  notFoundDetails,
+  ofrepFailureText,
+  ruleErrorText,
+  unknownProjectDetails,
+  variantText,
+} from './answer-text.js';
 
 const kBulkOpen = Buffer.from('{"flags":[');
-/** ADR-0008's default; Flagwire's heartbeat (15 s) keeps a stream alive far inside it. */
-const kInactivityDelaySec = 120;
 /** Past this many cached `eventStreams` tails (one per project and environment asked), start over. */
 const kMaxTails = 10_000;
 const kCommaBytes = Buffer.from(',');
-/**
- * The bulk answer's form, in the context ETag's hash: a release that changes what an unchanged
- * configuration answers an unchanged context bumps it, so that no client keeps an old answer on a 304.
- */
-const kBulkTagForm = 1;
 /** Per compiled project (dropped with it when the store moves): whether one of its rules reads the clock. */
 const kReadsClock = new WeakMap<ProjectEntry, boolean>();
 /**
@@ -63,16 +65,9 @@ const kBulkPlans = new ListPlans<ProjectEntry>(2, (project, kind, env) =>
   }),
 );
 
-/**
- * `{"errorCode", "errorDetails"}` (bulk) or with `key` first (single flag), as bytes; a flag state's
- * failure while it runs an experiment adds `metadata` naming it, never an exposure (issue 58).
- */
+/** ofrepFailureText (answer-text.ts) as bytes. */
 export function ofrepFailureBody(key: string | null, code: OfrepErrorCode, details: string, experiment: string | null = null): Buffer {
-  if (experiment !== null)
-    return Buffer.from(JSON.stringify({ key, errorCode: code, errorDetails: details, metadata: experimentMetadata(experiment, false) }));
-  return Buffer.from(
-    JSON.stringify(key === null ? { errorCode: code, errorDetails: details } : { key, errorCode: code, errorDetails: details }),
-  );
+  return Buffer.from(ofrepFailureText(key, code, details, experiment));
 }
 
 /** spec (OFREP): 500 generalErrorResponse. What every OFREP request of a failed batch gets. */
@@ -98,17 +93,8 @@ export const kOfrepBusyBody = ofrepFailureBody(
   'The server is buffering as many request bodies as it allows; the body was not read. Retry after a second.',
 );
 
-/**
- * The bulk route without X-Flagwire-Project: the most likely first mistake with the web provider, which
- * shows only "status: 400" and then FLAG_NOT_FOUND for every flag; this body says what to change.
- */
-export const kMissingProjectBody = ofrepFailureBody(
-  null,
-  'GENERAL',
-  `The ${kProjectHeader} header is missing. The bulk route evaluates ` +
-    `every flag of one project, named by that header: configure the OFREP provider with headers: [['${kProjectHeader}', '<project id>']] ` +
-    '(docs/api.md: OpenFeature). Without it the provider gets no flags, and every flag reads FLAG_NOT_FOUND.',
-);
+/** The bulk route without X-Flagwire-Project (answer-text.ts kMissingProjectDetails). */
+export const kMissingProjectBody = ofrepFailureBody(null, 'GENERAL', kMissingProjectDetails);
 
 export class OfrepEvaluator {
   private readonly ctx = new OfrepContext();
@@ -179,7 +165,7 @@ export class OfrepEvaluator {
     if (!ctx.parse(body)) return out.put(400, ofrepFailureBody(null, ctx.errorCode, ctx.errorDetails));
     const entry = this.engine.lookupProject(project);
     if (!entry.found) {
-      return out.put(400, ofrepFailureBody(null, 'GENERAL', `No project with id "${project}" exists (from the ${kProjectHeader} header).`));
+      return out.put(400, ofrepFailureBody(null, 'GENERAL', unknownProjectDetails(project)));
     }
     const env = projectEnv(entry, ctx.env);
     if (env === kEnvMissing) {
@@ -256,9 +242,7 @@ export class OfrepEvaluator {
     const cacheKey = env === null ? projectId : `${projectId}\u0000${env}`;
     let tail = this.tails.get(cacheKey);
     if (tail === undefined) {
-      const requestUri = ofrepStreamPath(projectId, env);
-      const streams = [{ type: 'sse', endpoint: { requestUri }, inactivityDelaySec: kInactivityDelaySec }];
-      tail = Buffer.from(`],"eventStreams":${JSON.stringify(streams)}}`);
+      tail = Buffer.from(bulkTailText(projectId, env));
       if (this.tails.size >= kMaxTails) this.tails.clear();
       this.tails.set(cacheKey, tail);
     }
@@ -274,7 +258,7 @@ export class OfrepEvaluator {
  * written differently get different tags: a 200 where a 304 would do, never a stale 304.
  */
 function contextTag(project: ProjectEntry, body: string, audiencesAllowed: boolean): Buffer {
-  return etag(project.configTag, Buffer.from(`${kBulkTagForm}${audiencesAllowed ? 'a' : '-'}${project.id}\n${body}`));
+  return etag(project.configTag, Buffer.from(contextTagText(project.id, body, audiencesAllowed)));
 }
 
 /** Whether a rule of one of the project's flags (any environment) may read `$flagd.timestamp`; once per compiled project. */
@@ -289,12 +273,6 @@ function projectReadsClock(project: ProjectEntry): boolean {
     kReadsClock.set(project, reads);
   }
   return reads;
-}
-
-/** The OFREP change stream of a project (and environment): src/stream/change-feed.ts. */
-export function ofrepStreamPath(projectId: string, env: string | null): string {
-  const path = `/ofrep/v1/stream/project/${encodeURIComponent(projectId)}`;
-  return env === null ? path : `${path}?env=${encodeURIComponent(env)}`;
 }
 
 /**
@@ -313,15 +291,7 @@ function flagBody(flag: FlagEntry, state: EvalState, slot: Decision, byName: boo
     const experiment = state.experiment;
     if (slot === kSlotAudiencePlan) body = ofrepFailureBody(key, 'GENERAL', kAudiencePlanDetail, experiment);
     else if (slot === kSlotKeyMissing) body = ofrepFailureBody(key, 'TARGETING_KEY_MISSING', kKeyMissingDetails, experiment);
-    else {
-      const value = (slot & 1) === 1;
-      const metadata = {
-        id: flag.id,
-        name: flag.name,
-        ...(experiment === null ? {} : experimentMetadata(experiment, decisionInExperiment(slot))),
-      };
-      body = Buffer.from(JSON.stringify({ key, value, reason: kReasons[decidedBy(slot)], variant: value ? 'on' : 'off', metadata }));
-    }
+    else body = Buffer.from(decisionText(flag, key, slot, experiment));
     bodies[index] = body;
   }
   return body;
@@ -359,28 +329,13 @@ function variantPair(flag: FlagEntry, state: EvalState, answer: Resolution): Buf
  */
 function variantBody(flag: FlagEntry, state: EvalState, answer: Resolution, byName: boolean): Buffer {
   const key = byName ? flag.name : flag.id;
-  if (answer.errorCode !== undefined)
-    return ofrepFailureBody(key, 'GENERAL', answer.errorMessage ?? 'The targeting rule failed.', state.experiment);
+  if (answer.errorCode !== undefined) return Buffer.from(ruleErrorText(key, answer, state.experiment));
   flag.ofrepVariantBodies ??= [new Map(), new Map()];
   const bodies = flag.ofrepVariantBodies[byName ? 1 : 0];
   let body = bodies.get(answer);
   if (body === undefined) {
-    // flagd's flag metadata, then the flag's id and name (which win over metadata keys of those names).
-    const metadata = { ...answer.flagMetadata, id: flag.id, name: flag.name };
-    body = Buffer.from(
-      JSON.stringify(
-        answer.value === undefined
-          ? { key, reason: answer.reason, metadata }
-          : { key, value: answer.value, reason: answer.reason, variant: answer.variant, metadata },
-      ),
-    );
+    body = Buffer.from(variantText(flag, key, answer));
     bodies.set(answer, body);
   }
   return body;
-}
-
-/** FLAG_NOT_FOUND's details: the same text whether the key is unknown or names a flag of another project. */
-function notFoundDetails(key: string, project: string): string {
-  if (project !== '') return `No flag with id or name "${key}" exists in project "${project}".`;
-  return `No flag with id "${key}" exists. A flag name works as the key only with the ${kProjectHeader} header naming its project.`;
 }

@@ -14,8 +14,7 @@ import {
   TargetingKeyMissingError,
   TypeMismatchError,
 } from '@openfeature/server-sdk';
-import { kAudiencePlanDetail } from '../evaluation/engine/bodies.js';
-import { decidedBy, decisionInExperiment } from '../evaluation/engine/evaluate.js';
+import { decidedBy, decisionInExperiment, kAudiencePlanDetail } from '../evaluation/engine/evaluate.js';
 import { experimentMetadata } from '../model/flags.js';
 import { kKeyMissingDetails, kReasons, kSlotAudiencePlan, kSlotKeyMissing, ofrepAnswer } from '../ofrep/answer.js';
 import type { OfrepContext } from '../ofrep/context.js';

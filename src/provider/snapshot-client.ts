@@ -1,7 +1,8 @@
 // GET /v1/snapshots/{project_id}[?env=] for the provider (src/snapshots/routes.ts): with the read token,
 // If-None-Match with the ETag of the snapshot it holds, a time limit, and a bound on the body's size.
-import { isSnapshot } from './snapshot-file.js';
-import type { Snapshot } from '../model/snapshot-shape.js';
+// Nothing of Node's: the edge (src/edge) fetches with it too.
+import { isSnapshot } from './snapshot-check.js';
+import { kConfigTagHeader, type Snapshot } from '../model/snapshot-shape.js';
 
 export interface SnapshotSource {
   /** The server's base URL (http://host:port). */
@@ -12,7 +13,10 @@ export interface SnapshotSource {
   readonly environment: string | null;
 }
 
-export type SnapshotAnswer = { readonly modified: true; readonly snapshot: Snapshot; readonly etag: string } | { readonly modified: false };
+/** `configTag`: the project's configuration tag (src/snapshots/routes.ts, Flagwire-Config-Tag; '' when absent). */
+export type SnapshotAnswer =
+  | { readonly modified: true; readonly snapshot: Snapshot; readonly etag: string; readonly configTag: string }
+  | { readonly modified: false; readonly configTag: string };
 
 /** A refusal the server answered (401, 403, 404, ...): retrying the same request will not help until something changes. */
 export class SnapshotRefused extends Error {}
@@ -39,7 +43,8 @@ export async function fetchSnapshot(source: SnapshotSource, etag: string | null,
   const headers: Record<string, string> = { authorization: `Bearer ${source.token}` };
   if (etag !== null) headers['if-none-match'] = etag;
   const res = await fetch(snapshotUrl(source), { headers, signal: AbortSignal.timeout(timeoutMs) });
-  if (res.status === 304) return { modified: false };
+  const configTag = res.headers.get(kConfigTagHeader) ?? '';
+  if (res.status === 304) return { modified: false, configTag };
   const text = await boundedText(res);
   if (res.status !== 200) {
     // The spec's envelope {error, detail, docs}; its detail says what to change.
@@ -53,12 +58,13 @@ export async function fetchSnapshot(source: SnapshotSource, etag: string | null,
   }
   const snapshot: unknown = JSON.parse(text);
   if (!isSnapshot(snapshot)) throw new Error('The server answered something that is not a snapshot.');
-  return { modified: true, snapshot, etag: res.headers.get('etag') ?? '' };
+  return { modified: true, snapshot, etag: res.headers.get('etag') ?? '', configTag };
 }
 
 async function boundedText(res: Response): Promise<string> {
   if (res.body === null) return '';
-  const chunks: Uint8Array[] = [];
+  const decoder = new TextDecoder();
+  let text = '';
   let size = 0;
   const reader = res.body.getReader();
   for (;;) {
@@ -69,7 +75,7 @@ async function boundedText(res: Response): Promise<string> {
       await reader.cancel();
       throw new Error(`The snapshot is larger than ${kMaxSnapshotBytes} bytes.`);
     }
-    chunks.push(chunk);
+    text += decoder.decode(chunk, { stream: true });
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return text + decoder.decode();
 }

@@ -6,10 +6,8 @@
 //   {"savedAt": <Unix ms>, "etag": "<the server's ETag>", "snapshot": {...the server's snapshot, its revision in it...}}
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
-import { compiledOnUse } from '../typebox.js';
-import { Snapshot } from '../model/snapshot-shape.js';
-
-const kSnapshotCheck = compiledOnUse(Snapshot);
+import type { Snapshot } from '../model/snapshot-shape.js';
+import { isSnapshot } from './snapshot-check.js';
 
 export interface SavedSnapshot {
   /** When it was written (Unix ms): its age is what PROVIDER_STALE reports. */
@@ -17,11 +15,6 @@ export interface SavedSnapshot {
   /** The server's ETag for it (null: none): a restart asks If-None-Match with it. */
   readonly etag: string | null;
   readonly snapshot: Snapshot;
-}
-
-/** Whether `value` is a snapshot as the server sends it (a file or an answer that is not is never used). */
-export function isSnapshot(value: unknown): value is Snapshot {
-  return kSnapshotCheck.Check(value);
 }
 
 /** Writes `saved` to `path` atomically (temp file, fsync, rename). */

@@ -115,5 +115,7 @@ export class TaggedJson {
   constructor(
     readonly text: string,
     readonly etag: string,
+    /** Headers sent with the 200 and the 304 alike. */
+    readonly headers: readonly (readonly [string, string])[] = [],
   ) {}
 }

@@ -13,10 +13,18 @@ import { notFoundDetail } from '../model/records/lookups.js';
 import { etag } from '../http/entity-tags.js';
 import { apiErrors, json, pathParam, queryParam } from '../routes/openapi-parts.js';
 import { buildSnapshot } from './build.js';
-import { Snapshot } from '../model/snapshot-shape.js';
+import { projectConfigTag } from '../evaluation/engine/config-tag.js';
+import { listFlags } from '../flags/records/flag-store.js';
+import { projectFragments } from '../flags/records/fragment-records.js';
+import { listAudiences } from '../model/records/project-records.js';
+import { kConfigTagHeader, Snapshot } from '../model/snapshot-shape.js';
 
 const kEtagHeaders = {
   ETag: { schema: { type: 'string' }, description: "Covers the snapshot's content (not its revision): send it as If-None-Match" },
+  [kConfigTagHeader]: {
+    schema: { type: 'string' },
+    description: "The project's configuration tag, which its OFREP bulk answers' ETags start with (docs/edge.md)",
+  },
 };
 
 export const kSnapshotRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
@@ -50,7 +58,17 @@ export const kSnapshotRoutes: Readonly<Record<string, ManagementRouteSpec>> = {
         requireEnvironmentAllowed(auth.token.environments, env);
         const snapshot = buildSnapshot(store, auth.project, env, auth.org, clock.now());
         const tag = etag('snapshot', Buffer.from(JSON.stringify({ ...snapshot, revision: 0 })));
-        return new TaggedJson(JSON.stringify(snapshot), tag.toString('latin1'));
+        // The OFREP bulk answers' ETags start with it (src/ofrep/evaluate.ts): an edge that serves them
+        // (src/edge) tags its answers as the server does, and on a 304 learns a tag that moved without
+        // this environment's content moving (another environment's edit, the plan).
+        const configTag = projectConfigTag(
+          auth.project,
+          listFlags(store, auth.project.id),
+          listAudiences(store, auth.project.id),
+          auth.org,
+          projectFragments(store, auth.project.id)?.updatedAt,
+        );
+        return new TaggedJson(JSON.stringify(snapshot), tag.toString('latin1'), [[kConfigTagHeader, configTag]]);
       },
     },
   },

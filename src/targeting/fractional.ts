@@ -17,18 +17,18 @@
 // UTF-16 code units instead (imurmurhash), which gives the same answer for text below U+0080 only; see
 // test/targeting/fractional.test.ts for a key where the two differ.
 import { murmur3x86_32 } from '../bytes/murmur3.js';
-import { maxUtf8Bytes, writeUtf8 } from '../bytes/utf8.js';
+import { maxUtf8Bytes, utf8Scratch, writeUtf8 } from '../bytes/utf8.js';
 import { charge } from './work-budget.js';
 
 const kMaxTotalWeight = 2147483647;
 const kTwo16 = 65536;
 
 // One scratch buffer per thread for the hashed bytes, grown when a value needs more.
-let scratch = Buffer.allocUnsafe(1024);
+let scratch = utf8Scratch(1024);
 
 function hashUtf8(prefix: string, text: string): number {
   const worst = maxUtf8Bytes(prefix) + maxUtf8Bytes(text);
-  if (worst > scratch.length) scratch = Buffer.allocUnsafe(Math.max(worst, scratch.length * 2));
+  if (worst > scratch.length) scratch = utf8Scratch(Math.max(worst, scratch.length * 2));
   const start = writeUtf8(scratch, prefix, 0);
   return murmur3x86_32(scratch, start + writeUtf8(scratch, text, start), 0);
 }

@@ -9,6 +9,7 @@ import type { EvalFlag } from '../../model/eval-shapes.js';
 import type { Flag } from '../../model/flags.js';
 import type { UnleashPayload } from '../../model/unleash-model.js';
 import type { Resolution } from '../../targeting/compiled-flag.js';
+import { kAudiencePlanDetail } from './evaluate.js';
 import { inExperiment } from './variants.js';
 
 /** `{id, name, enabled}` in that order: built once per flag version, never per request. */
@@ -60,12 +61,6 @@ export function evalVariantBody(
 export function evalErrorBody(code: ErrorCode, detail: string): Buffer {
   return Buffer.from(JSON.stringify(errorBody(new FlagwireError(code, detail))));
 }
-
-/** Why a flag that applies an audience while its plan has no audiences is refused: the Evaluation API's and OFREP's detail. */
-export const kAudiencePlanDetail =
-  "This flag applies an audience, and audiences need the Teams or Enterprise plan, which the flag's " +
-  'organisation is not on. It is refused rather than evaluated without its audience: detach the audience from the flag ' +
-  '(audienceId: null) or restore the plan.';
 
 /** Decision (docs/decisions.md): a flag that applies an audience while its plan has no audiences fails closed. */
 export const kAudiencePlanBody = evalErrorBody('FORBIDDEN', kAudiencePlanDetail);

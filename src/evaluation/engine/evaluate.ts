@@ -127,6 +127,12 @@ export function unmatchedRule(audience: CompiledAudience, attributes: Attributes
   return null;
 }
 
+/** Why a flag that applies an audience while its plan has no audiences is refused: the Evaluation API's and OFREP's detail. */
+export const kAudiencePlanDetail =
+  "This flag applies an audience, and audiences need the Teams or Enterprise plan, which the flag's " +
+  'organisation is not on. It is refused rather than evaluated without its audience: detach the audience from the flag ' +
+  '(audienceId: null) or restore the plan.';
+
 /**
  * Decision 1 of docs/decisions.md (Evaluation API): a state that applies an audience is not evaluated while its organisation's plan has
  * no audiences (`audiencesAllowed`: EvalEngine.audiencesAllowed). Each route answers it its own way (the

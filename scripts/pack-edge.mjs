@@ -1,0 +1,130 @@
+// npm run pack:edge: Flagwire's evaluation at the edge (src/edge) as an npm package, @flagwire/edge,
+// written with `npm pack` under dist/ (or the folder after `--out`, as the tests do); its path is printed last.
+//
+// Cloudflare's workerd and Vercel's Edge Runtime load ES modules with no Node built-ins and refuse code
+// generation (`new Function`, eval). So the bundle is built for the neutral platform (a Node built-in
+// reached fails the build), TypeBox's checks are interpreted (src/edge/typebox-interpreted.ts replaces
+// src/typebox.ts, whose TypeCompiler generates code), UTF-8 is the Web's TextEncoder's (src/edge/utf8-web.ts
+// replaces src/bytes/utf8.ts, which uses Buffer), the packages the engine loads on first use are
+// imported instead (src/load-on-use.ts needs node:module), and the build fails if the bundle holds a
+// `new Function` or an `eval(` all the same. `/worker` (src/edge/worker.ts) is a whole Worker.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import ts from 'typescript';
+
+const root = new URL('..', import.meta.url).pathname;
+const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+const work = mkdtempSync(join(tmpdir(), 'flagwire-edge-'));
+const kLoadedOnUse = ['re2js', 'ip-address'];
+/** What no edge runtime runs: code made from a string (a method named eval, `}eval(`, is not a call of it). */
+const kCodeGeneration = /\bnew Function\s*\(|(?:^|[=;(,\s!&|?:])eval\s*\(|\bFunction\s*\(\s*['"`]/m;
+
+/** The engine's modules that reach what no edge runtime has, and the edge's own in their place. */
+const kInstead = { 'src/typebox.js': 'src/edge/typebox-interpreted.ts', 'src/bytes/utf8.js': 'src/edge/utf8-web.ts' };
+const edgeModules = {
+  name: 'edge-modules',
+  setup(build) {
+    build.onResolve({ filter: /\/(typebox|utf8)\.js$/ }, (args) => {
+      const instead = kInstead[resolve(args.resolveDir, args.path).slice(root.length)];
+      return instead === undefined ? undefined : { path: join(root, instead) };
+    });
+    build.onLoad({ filter: /[\\/]src[\\/]load-on-use\.ts$/ }, () => ({
+      loader: 'js',
+      resolveDir: root,
+      contents: `${kLoadedOnUse.map((name, i) => `import * as p${i} from '${name}';`).join('\n')}
+const packages = { ${kLoadedOnUse.map((name, i) => `'${name}': p${i}`).join(', ')} };
+export function loadOnUse(name, around = (load) => load()) {
+  if (!(name in packages)) throw new Error('the edge package does not bundle ' + name + ' (scripts/pack-edge.mjs)');
+  let loaded;
+  return () => (loaded ??= around(() => packages[name]));
+}`,
+    }));
+  },
+};
+
+try {
+  const pkg = join(work, 'package');
+  mkdirSync(join(pkg, 'dist'), { recursive: true });
+  const common = {
+    bundle: true,
+    platform: 'neutral',
+    format: 'esm',
+    target: 'es2022',
+    mainFields: ['module', 'main'],
+    conditions: ['worker', 'import', 'default'],
+    metafile: true,
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: [edgeModules],
+  };
+  for (const name of ['index', 'worker']) {
+    const outfile = join(pkg, 'dist', `${name}.js`);
+    const result = await build({ ...common, entryPoints: [join(root, 'src/edge', `${name}.ts`)], outfile });
+    if (result.warnings.length > 0) throw new Error(`esbuild warned building ${outfile} (above); the package is not written`);
+    const compiler = Object.keys(result.metafile.inputs).filter((input) => /typebox\/build\/esm\/compiler\//.test(input));
+    if (compiler.length > 0) throw new Error(`the edge bundle reaches TypeBox's compiler: ${compiler.join(', ')}`);
+    const generates = kCodeGeneration.exec(readFileSync(outfile, 'utf8'));
+    if (generates !== null) throw new Error(`${outfile} generates code at run time (${generates[0]}): no edge runtime allows it`);
+    writeFileSync(join(pkg, 'dist', `${name}.d.ts`), declarations(join(root, 'src/edge', `${name}.ts`)));
+  }
+  // index.d.ts and worker.d.ts re-export this module's declarations.
+  writeFileSync(join(pkg, 'dist/edge.d.ts'), declarations(join(root, 'src/edge/edge.ts')));
+
+  const manifest = {
+    name: '@flagwire/edge',
+    version,
+    description:
+      "Flagwire's evaluation in Cloudflare Workers and Vercel's Edge Runtime: OFREP answered from a snapshot, as the server answers",
+    license: 'Apache-2.0',
+    type: 'module',
+    module: './dist/index.js',
+    types: './dist/index.d.ts',
+    exports: {
+      '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+      './worker': { types: './dist/worker.d.ts', default: './dist/worker.js' },
+      './package.json': './package.json',
+    },
+    files: ['dist'],
+    sideEffects: false,
+    publishConfig: { access: 'public' },
+  };
+  writeFileSync(join(pkg, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  copyFileSync(join(root, 'docs/edge.md'), join(pkg, 'README.md'));
+  copyFileSync(join(root, 'src/provider/LICENSE'), join(pkg, 'LICENSE'));
+
+  const out = outDir();
+  mkdirSync(out, { recursive: true });
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: pkg, encoding: 'utf8' }));
+  console.log(join(out, packed[0].filename));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** `fileName`'s declarations from its own source alone (isolatedDeclarations), members marked @internal left out. */
+function declarations(fileName) {
+  const { outputText, diagnostics = [] } = ts.transpileDeclaration(readFileSync(fileName, 'utf8'), {
+    fileName,
+    reportDiagnostics: true,
+    compilerOptions: {
+      strict: true,
+      module: ts.ModuleKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      isolatedDeclarations: true,
+      stripInternal: true,
+    },
+  });
+  if (diagnostics.length > 0) {
+    const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' };
+    throw new Error(`the edge package's declarations need a type written out:\n${ts.formatDiagnostics(diagnostics, host)}`);
+  }
+  return outputText;
+}
+
+function outDir() {
+  const at = process.argv.indexOf('--out');
+  return at >= 0 && process.argv[at + 1] !== undefined ? resolve(process.argv[at + 1]) : join(root, 'dist');
+}
