@@ -91,9 +91,12 @@ const worker :Workerd.Worker = (
 
 /**
  * The package's FlagwireEdge under Vercel's Edge Runtime: bundled with a fetch listener into one script
- * (the runtime runs scripts, as Vercel runs a bundled Edge Function), its settings as `bindings` say.
+ * (the runtime runs scripts, as Vercel runs a bundled Edge Function), made with `options`.
  */
-export async function startEdgeRuntime(pkg: PackedEdge, options: Record<string, unknown>): Promise<EdgeHost> {
+export async function startEdgeRuntime(
+  pkg: PackedEdge,
+  options: Record<string, unknown>,
+): Promise<EdgeHost & { readonly runtime: EdgeRuntime }> {
   const dir = scratchDir('flagwire-edge-runtime-');
   const entry = join(dir, 'entry.mjs');
   mkdirSync(dir, { recursive: true });
@@ -108,7 +111,7 @@ addEventListener('fetch', (event) => event.respondWith(edge.fetch(event.request,
   await build({ entryPoints: [entry], bundle: true, format: 'iife', platform: 'neutral', outfile: out, logLevel: 'warning' });
   const runtime = new EdgeRuntime({ initialCode: readFileSync(out, 'utf8'), codeGeneration: { strings: false, wasm: false } });
   const server = await runServer({ runtime, host: '127.0.0.1', port: await freePort() });
-  return { baseUrl: server.url.replace(/\/$/, ''), stop: () => server.close() };
+  return { baseUrl: server.url.replace(/\/$/, ''), runtime, stop: () => server.close() };
 }
 
 /** Waits (a minute at most) until `baseUrl` answers at all; `failed` says why it never will. */

@@ -16,6 +16,21 @@ export interface OfrepReply {
   readonly etag: string | null;
 }
 
+/** Asks every case of `cases` of both; each answer must be the same. */
+export async function compareAll(
+  t: { same(found: unknown, wanted: unknown, message: string): boolean; equal(found: unknown, wanted: unknown, message: string): boolean },
+  serverUrl: string,
+  edgeUrl: string,
+  cases: readonly OfrepRequest[],
+): Promise<void> {
+  let same = 0;
+  for (const request of cases) {
+    const [expected, got] = [await ask(serverUrl, request), await ask(edgeUrl, request)];
+    if (t.same(got, expected, request.label)) same++;
+  }
+  t.equal(same, cases.length, `${cases.length} requests answered alike, ${cases.filter((c) => c.key === null).length} of them bulk`);
+}
+
 export async function ask(baseUrl: string, request: OfrepRequest, more: Record<string, string> = {}): Promise<OfrepReply> {
   const path = request.key === null ? '/ofrep/v1/evaluate/flags' : `/ofrep/v1/evaluate/flags/${request.key}`;
   const res = await fetch(`${baseUrl}${path}`, {

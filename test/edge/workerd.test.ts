@@ -6,45 +6,14 @@
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { type EvaluationContext, OpenFeature } from '@openfeature/server-sdk';
 import t from 'tap';
-import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
-import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
 import { call } from '../helpers/http.js';
-import { startTestServer } from '../helpers/server.js';
 import { packEdge, startWorkerd } from './edge-hosts.js';
-import { ask, ofrepCases } from './ofrep-cases.js';
+import { startEdgeWorld } from './edge-world.js';
+import { ask, compareAll, ofrepCases } from './ofrep-cases.js';
 
 t.setTimeout(600_000);
-const world = buildEvalWorld();
+const { world, server, token, typed, stop } = await startEdgeWorld();
 const { ids } = world;
-const typed = world.run('flagCreate', {
-  projectId: ids.single,
-  principal: kOperator,
-  body: {
-    name: 'colour',
-    enabled: true,
-    variants: { red: '#d33', green: '#2a2', blue: '#22d' },
-    defaultVariant: 'red',
-    targeting: {
-      if: [
-        { '==': [{ var: 'plan' }, 'beta'] },
-        'green',
-        {
-          fractional: [
-            ['red', 50],
-            ['blue', 50],
-          ],
-        },
-      ],
-    },
-  },
-});
-const token = world.run('tokenCreate', {
-  projectId: ids.single,
-  principal: principalOf(ids.owner),
-  name: 'edge',
-  permission: 'read',
-}).secret;
-const server = await startTestServer({ dataDir: world.dataDir });
 const pkg = packEdge();
 const worker = await startWorkerd(pkg, {
   FLAGWIRE_URL: server.baseUrl,
@@ -55,22 +24,11 @@ const worker = await startWorkerd(pkg, {
 t.teardown(async () => {
   await OpenFeature.close();
   await worker.stop();
-  await server.stop();
-  await world.store.close();
+  await stop();
 });
 
 t.test('every OFREP case: the same status, bytes and ETag from workerd as from the server', async (t) => {
-  const cases = ofrepCases(world, { id: typed.id, name: 'colour' });
-  let same = 0;
-  for (const request of cases) {
-    const [expected, got] = [await ask(server.baseUrl, request), await ask(worker.baseUrl, request)];
-    if (t.same(got, expected, request.label)) same++;
-  }
-  t.equal(same, cases.length, `${cases.length} requests answered alike`);
-  t.ok(
-    cases.some((c) => c.key === null),
-    'bulk requests were among them',
-  );
+  await compareAll(t, server.baseUrl, worker.baseUrl, ofrepCases(world, typed));
 });
 
 t.test('a bulk answer held is answered 304 by the worker as by the server', async (t) => {
