@@ -13,6 +13,8 @@ export interface DifferentialRun {
   readonly contexts: number;
   /** Requests in flight to each at once. */
   readonly concurrency: number;
+  /** Told every 100,000 contexts (the bench's long runs). */
+  readonly progress?: (contexts: number, result: DifferentialResult) => void;
 }
 
 export interface DifferentialResult {
@@ -40,6 +42,7 @@ export async function runDifferential(run: DifferentialRun): Promise<Differentia
   const worker = async () => {
     while (started < run.contexts) {
       const i = started++;
+      if (i > 0 && i % 100_000 === 0) run.progress?.(i, result);
       const body = JSON.stringify({ context: next() });
       const bulk: OfrepRequest = { label: `bulk ${i} ${body}`, key: null, body, headers: project };
       const [expected, got] = await Promise.all([ask(run.serverUrl, bulk), ask(run.edgeUrl, bulk)]);
