@@ -7,7 +7,9 @@
 // src/typebox.ts, whose TypeCompiler generates code), UTF-8 is the Web's TextEncoder's (src/edge/utf8-web.ts
 // replaces src/bytes/utf8.ts, which uses Buffer), the packages the engine loads on first use are
 // imported instead (src/load-on-use.ts needs node:module), and the build fails if the bundle holds a
-// `new Function` or an `eval(` all the same. `/worker` (src/edge/worker.ts) is a whole Worker.
+// `new Function` or an `eval(` all the same. `/worker` (src/edge/worker.ts) is a whole Worker; `/provider`
+// (src/edge/provider.ts) the OpenFeature provider for code in the same worker, whose peer dependency is
+// @openfeature/server-sdk.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,9 +61,11 @@ try {
     minify: true,
     legalComments: 'none',
     logLevel: 'warning',
+    // The application's own SDK (a peer dependency), so that the provider's errors are the ones its OpenFeature sees.
+    external: ['@openfeature/server-sdk'],
     plugins: [edgeModules],
   };
-  for (const name of ['index', 'worker']) {
+  for (const name of ['index', 'worker', 'provider']) {
     const outfile = join(pkg, 'dist', `${name}.js`);
     const result = await build({ ...common, entryPoints: [join(root, 'src/edge', `${name}.ts`)], outfile });
     if (result.warnings.length > 0) throw new Error(`esbuild warned building ${outfile} (above); the package is not written`);
@@ -69,10 +73,13 @@ try {
     if (compiler.length > 0) throw new Error(`the edge bundle reaches TypeBox's compiler: ${compiler.join(', ')}`);
     const generates = kCodeGeneration.exec(readFileSync(outfile, 'utf8'));
     if (generates !== null) throw new Error(`${outfile} generates code at run time (${generates[0]}): no edge runtime allows it`);
-    writeFileSync(join(pkg, 'dist', `${name}.d.ts`), declarations(join(root, 'src/edge', `${name}.ts`)));
+    // The provider's re-export of FlagwireEvents names its source; the package holds it beside (events.d.ts).
+    const types = declarations(join(root, 'src/edge', `${name}.ts`)).replaceAll("'../provider/events.js'", "'./events.js'");
+    writeFileSync(join(pkg, 'dist', `${name}.d.ts`), types);
   }
-  // index.d.ts and worker.d.ts re-export this module's declarations.
+  // index.d.ts and worker.d.ts re-export these modules' declarations.
   writeFileSync(join(pkg, 'dist/edge.d.ts'), declarations(join(root, 'src/edge/edge.ts')));
+  writeFileSync(join(pkg, 'dist/events.d.ts'), declarations(join(root, 'src/provider/events.ts')));
 
   const manifest = {
     name: '@flagwire/edge',
@@ -86,10 +93,13 @@ try {
     exports: {
       '.': { types: './dist/index.d.ts', default: './dist/index.js' },
       './worker': { types: './dist/worker.d.ts', default: './dist/worker.js' },
+      './provider': { types: './dist/provider.d.ts', default: './dist/provider.js' },
       './package.json': './package.json',
     },
     files: ['dist'],
     sideEffects: false,
+    peerDependencies: { '@openfeature/server-sdk': '^1.13.0' },
+    peerDependenciesMeta: { '@openfeature/server-sdk': { optional: true } },
     publishConfig: { access: 'public' },
   };
   writeFileSync(join(pkg, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);

@@ -13,7 +13,8 @@ export interface EdgeWorld {
   stop(): Promise<void>;
 }
 
-export async function startEdgeWorld(): Promise<EdgeWorld> {
+/** `prepare`: more of the world, made before the server starts. */
+export async function startEdgeWorld(prepare: (world: EvalWorld) => void = () => {}): Promise<EdgeWorld> {
   const world = buildEvalWorld();
   const { ids } = world;
   const typed = world.run('flagCreate', {
@@ -44,6 +45,7 @@ export async function startEdgeWorld(): Promise<EdgeWorld> {
     name: 'edge',
     permission: 'read',
   }).secret;
+  prepare(world);
   const server = await startTestServer({ dataDir: world.dataDir });
   return {
     world,
