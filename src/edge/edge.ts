@@ -153,7 +153,13 @@ export class FlagwireEdge {
   /** The change stream the bulk answers name (eventStreams): the node's, passed through where the runtime allows a long request. */
   private stream(url: URL, request: Request): Response | Promise<Response> {
     if (this.origin === null) return new Response(null, { status: 404, headers: kCors });
-    return fetch(`${this.origin}${url.pathname}${url.search}`, { headers: request.headers, signal: request.signal });
+    // What a stream's client says of itself, not the headers that name this edge (Host, its own credentials).
+    const headers: Record<string, string> = {};
+    for (const name of ['accept', 'last-event-id']) {
+      const value = request.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    return fetch(`${this.origin}${url.pathname}${url.search}`, { headers, signal: request.signal });
   }
 }
 

@@ -88,3 +88,11 @@ t.test("an edit on the server reaches the worker's answers", async (t) => {
   t.ok(value, `the worker answers the edited flag (after ${Date.now() - started} ms)`);
   t.same(await ask(worker.baseUrl, request), await ask(server.baseUrl, request), 'and answers it as the server does');
 });
+
+t.test("the change stream the bulk answers name is the node's, through the worker", async (t) => {
+  const stop = new AbortController();
+  const res = await fetch(`${worker.baseUrl}/ofrep/v1/stream/project/${ids.single}`, { signal: stop.signal });
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-type'), /^text\/event-stream/);
+  stop.abort();
+});
