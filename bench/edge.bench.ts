@@ -13,11 +13,11 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { principalOf } from '../src/actor/audit-actor.js';
 import { buildEvalWorld } from '../test/evaluation/engine/eval-world.js';
 import { runDifferential } from '../test/edge/differential-run.js';
 import { edgeContexts, makeEdgeFlags } from '../test/edge/edge-flags.js';
 import { packEdge, startWorkerd } from '../test/edge/edge-hosts.js';
+import { edgeReadToken } from '../test/edge/edge-world.js';
 import { ask } from '../test/edge/ofrep-cases.js';
 import { call } from '../test/helpers/http.js';
 import { startTestServer } from '../test/helpers/server.js';
@@ -46,12 +46,7 @@ async function main(): Promise<void> {
   const world = buildEvalWorld();
   const { ids } = world;
   const flags = makeEdgeFlags(world, kFlags);
-  const token = world.run('tokenCreate', {
-    projectId: ids.single,
-    principal: principalOf(ids.owner),
-    name: 'edge',
-    permission: 'read',
-  }).secret;
+  const token = edgeReadToken(world);
   const server = await startTestServer({ dataDir: world.dataDir, env: kNoEvalBodyBudget });
   const pkg = packEdge();
   const worker = join(pkg.dir, 'dist/worker.js');

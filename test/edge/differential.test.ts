@@ -4,12 +4,12 @@
 // default 2,000 contexts, each every flag twice); bench/edge.bench.ts runs 1,000,000.
 import t from 'tap';
 import { buildEvalWorld } from '../evaluation/engine/eval-world.js';
-import { principalOf } from '../../src/actor/audit-actor.js';
 import { startTestServer } from '../helpers/server.js';
 import { kNoEvalBodyBudget } from '../helpers/world-server.js';
 import { runDifferential } from './differential-run.js';
 import { makeEdgeFlags } from './edge-flags.js';
 import { packEdge, startWorkerd } from './edge-hosts.js';
+import { edgeReadToken } from './edge-world.js';
 
 const kContexts = Number(process.env.EDGE_DIFF_CONTEXTS ?? 2_000);
 const kFlags = 60;
@@ -18,12 +18,7 @@ t.setTimeout(600_000);
 const world = buildEvalWorld();
 const { ids } = world;
 const flags = makeEdgeFlags(world, kFlags);
-const token = world.run('tokenCreate', {
-  projectId: ids.single,
-  principal: principalOf(ids.owner),
-  name: 'edge',
-  permission: 'read',
-}).secret;
+const token = edgeReadToken(world);
 const server = await startTestServer({ dataDir: world.dataDir, env: kNoEvalBodyBudget });
 const worker = await startWorkerd(packEdge(), { FLAGWIRE_URL: server.baseUrl, FLAGWIRE_TOKEN: token, FLAGWIRE_PROJECT: ids.single });
 t.teardown(async () => {

@@ -4,6 +4,16 @@ import { kOperator, principalOf } from '../../src/actor/audit-actor.js';
 import { buildEvalWorld, type EvalWorld } from '../evaluation/engine/eval-world.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
+/** A read token of the world's single-environment project, as an edge is given one. */
+export function edgeReadToken(world: EvalWorld): string {
+  return world.run('tokenCreate', {
+    projectId: world.ids.single,
+    principal: principalOf(world.ids.owner),
+    name: 'edge',
+    permission: 'read',
+  }).secret;
+}
+
 export interface EdgeWorld {
   readonly world: EvalWorld;
   readonly server: TestServer;
@@ -39,12 +49,7 @@ export async function startEdgeWorld(prepare: (world: EvalWorld) => void = () =>
       },
     },
   });
-  const token = world.run('tokenCreate', {
-    projectId: ids.single,
-    principal: principalOf(ids.owner),
-    name: 'edge',
-    permission: 'read',
-  }).secret;
+  const token = edgeReadToken(world);
   prepare(world);
   const server = await startTestServer({ dataDir: world.dataDir });
   return {
