@@ -145,7 +145,7 @@ export async function createFrontend(options: FrontendOptions): Promise<Frontend
   activity.start();
   // GET /v1/flag-sets' reads, for the lifecycle's "usage unknown" (src/sync/read-recorder.ts).
   const flagSetReads = new FlagSetReadRecorder(recordsTo, log, clock);
-  flagSetReads.start();
+  await flagSetReads.start();
   // Readiness, metrics, change stream (src/server/service-routes.ts).
   const features = createServiceRoutes({
     store,

@@ -30,7 +30,7 @@ export async function startSyncService(node: NodeServices): Promise<RunningWork 
   for (const service of node.grpcServices) server.addService(await service.start(server.host));
   const port = await server.listen();
   activity.start();
-  reads.start();
+  await reads.start();
   log.info({ host: config.host, port }, 'flagd sync service listening');
   return {
     async stop() {

@@ -48,11 +48,15 @@ export class FlagSetReadRecorder {
     });
   }
 
-  /** Ticks from now on, the first flush at once: it says since when this store records reads. */
-  start(): void {
+  /**
+   * Ticks from now on, the first flush at once: it says since when this store records reads. Settles once
+   * that flush ended, so that the node writes it before it serves (a store changed after start-up by no
+   * request is a surprise to whoever watches it), and never rejects: a failed flush is logged.
+   */
+  async start(): Promise<void> {
     if (this.writer === null) return;
     this.flusher.start();
-    this.flusher.runNow().catch((err: unknown) => this.log.error({ err }, 'flag set reads: the flush failed'));
+    await this.flusher.runNow().catch((err: unknown) => this.log.error({ err }, 'flag set reads: the flush failed'));
   }
 
   /** `projectId`'s set of `environment` read at `at`: one map entry, the latest kept. */

@@ -15,7 +15,7 @@ import { sharedPostgres } from '../helpers/postgres.js';
 import { providerClient } from '../helpers/provider-client.js';
 import type { TestServer } from '../helpers/server.js';
 import { flushActivity } from '../helpers/test-hooks.js';
-import { seededDatabase, startReadyNodes, writeInProcess } from './support.js';
+import { seededDatabase, startReadyNodes, until, writeInProcess } from './support.js';
 
 const pg = await sharedPostgres();
 t.teardown(() => pg.destroy());
@@ -96,15 +96,25 @@ t.test('evaluations, provider and relay reports on two nodes: exact per environm
   await Promise.all([flushActivity(a), flushActivity(b)]);
   const endHour = hourOf(Date.now());
 
-  const lifecycle = await call(b.baseUrl, 'GET', `/api/v1/flags/${made.flagId}/lifecycle`, { token: made.secret });
+  const staging = 30 + 10 + 15 + 7;
+  const production = 20 + 40 + 25 + 9;
+  // B reads its own copy, which follows PostgreSQL: A's last flush reaches it a moment later. Read once
+  // the total is there; every figure is then held exact (a count made twice would show as more).
+  let lifecycle = await call(b.baseUrl, 'GET', `/api/v1/flags/${made.flagId}/lifecycle`, { token: made.secret });
+  await until(
+    async () => {
+      lifecycle = await call(b.baseUrl, 'GET', `/api/v1/flags/${made.flagId}/lifecycle`, { token: made.secret });
+      return lifecycle.status !== 200 || (lifecycle.json.evaluations as number) >= staging + production;
+    },
+    60_000,
+    "A's counts on B",
+  );
   t.equal(lifecycle.status, 200, lifecycle.text);
   const view = lifecycle.json as {
     evaluations: number;
     hours: { hour: number; evaluations: number }[];
     environments: { environment: string | null; evaluations: number; hours: { hour: number; evaluations: number }[] }[];
   };
-  const staging = 30 + 10 + 15 + 7;
-  const production = 20 + 40 + 25 + 9;
   t.same(
     view.environments.map((e) => [e.environment, e.evaluations]),
     [
