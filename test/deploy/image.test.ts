@@ -13,6 +13,37 @@ import { call } from '../helpers/http.js';
 import { scratchDir } from '../helpers/scratch-dir.js';
 
 const run = promisify(execFile);
+
+/** Every process below `pid` (its children, theirs, ...), read from /proc: the container's, under buildah's. */
+function descendants(pid: number): number[] {
+  const children = (p: number) =>
+    readFileSync(`/proc/${p}/task/${p}/children`, 'utf8')
+      .split(' ')
+      .filter((c) => c !== '')
+      .map(Number);
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    let next: number[] = [];
+    try {
+      next = children(queue.shift()!);
+    } catch {
+      // Ended meanwhile.
+    }
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
+}
+
+/** The command line of `pid`, its arguments joined by spaces ('' once it ended). */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
 const kScript = fileURLToPath(new URL('../../../scripts/image.sh', import.meta.url));
 const kEnv = { ...process.env, BUILDAH_ISOLATION: 'chroot' };
 const tag = `localhost/flagwire-test:${process.pid}`;
@@ -81,7 +112,17 @@ t.test('runs the demo as its configuration says: /health, an evaluation, its hea
   server.stdout.on('data', (d: Buffer) => (output += d.toString()));
   server.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
-  t.teardown(() => server.kill('SIGKILL'));
+  // The container's processes first: killing buildah alone leaves them running, reparented.
+  t.teardown(() => {
+    for (const pid of server.pid === undefined ? [] : descendants(server.pid).reverse()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Ended meanwhile.
+      }
+    }
+    server.kill('SIGKILL');
+  });
   const base = `http://127.0.0.1:${port}`;
   for (;;) {
     const health = await call(base, 'GET', '/health').catch(() => null);
@@ -124,7 +165,10 @@ t.test('runs the demo as its configuration says: /health, an evaluation, its hea
   );
   t.match(caches, /\.v8-cache/, "V8's code cache is baked in");
 
-  const node = (await run('pgrep', ['-f', `^/usr/local/bin/node /app/dist/src/cli/flagwire.cjs serve --demo`])).stdout.trim().split('\n');
+  // This container's server: below its buildah, whatever else runs on the machine.
+  const node = descendants(server.pid!).filter((pid) =>
+    commandLine(pid).startsWith('/usr/local/bin/node /app/dist/src/cli/flagwire.cjs serve --demo'),
+  );
   t.equal(node.length, 1, 'one server process');
   t.match(readFileSync(`/proc/${node[0]}/status`, 'utf8'), /^Uid:\t10001\t/m, "runs as the image's user");
   process.kill(Number(node[0]), 'SIGTERM');
