@@ -1,21 +1,8 @@
-// npm run pack:edge: Flagwire's evaluation at the edge (src/edge) as an npm package, @flagwire/edge,
-// written with `npm pack` under dist/ (or the folder after `--out`, as the tests do); its path is printed last.
-//
-// Cloudflare's workerd and Vercel's Edge Runtime load ES modules with no Node built-ins and refuse code
-// generation (`new Function`, eval). So the bundle is built for the neutral platform (a Node built-in
-// reached fails the build), TypeBox's checks are interpreted (src/edge/typebox-interpreted.ts replaces
-// src/typebox.ts, whose TypeCompiler generates code), UTF-8 is the Web's TextEncoder's (src/edge/utf8-web.ts
-// replaces src/bytes/utf8.ts, which uses Buffer), the packages the engine loads on first use are
-// imported instead (src/load-on-use.ts needs node:module), and the build fails if the bundle holds a
-// `new Function` or an `eval(` all the same. `/worker` (src/edge/worker.ts) is a whole Worker; `/provider`
-// (src/edge/provider.ts) the OpenFeature provider for code in the same worker, whose peer dependency is
-// @openfeature/server-sdk.
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import ts from 'typescript';
+import { declarations, writeAndPack } from './package-parts.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
@@ -74,12 +61,15 @@ try {
     const generates = kCodeGeneration.exec(readFileSync(outfile, 'utf8'));
     if (generates !== null) throw new Error(`${outfile} generates code at run time (${generates[0]}): no edge runtime allows it`);
     // The provider's re-export of FlagwireEvents names its source; the package holds it beside (events.d.ts).
-    const types = declarations(join(root, 'src/edge', `${name}.ts`)).replaceAll("'../provider/events.js'", "'./events.js'");
+    const types = declarations(join(root, 'src/edge', `${name}.ts`), 'the edge package', true).replaceAll(
+      "'../provider/events.js'",
+      "'./events.js'",
+    );
     writeFileSync(join(pkg, 'dist', `${name}.d.ts`), types);
   }
   // index.d.ts and worker.d.ts re-export these modules' declarations.
-  writeFileSync(join(pkg, 'dist/edge.d.ts'), declarations(join(root, 'src/edge/edge.ts')));
-  writeFileSync(join(pkg, 'dist/events.d.ts'), declarations(join(root, 'src/provider/events.ts')));
+  writeFileSync(join(pkg, 'dist/edge.d.ts'), declarations(join(root, 'src/edge/edge.ts'), 'the edge package', true));
+  writeFileSync(join(pkg, 'dist/events.d.ts'), declarations(join(root, 'src/provider/events.ts'), 'the edge package', true));
 
   const manifest = {
     name: '@flagwire/edge',
@@ -102,39 +92,7 @@ try {
     peerDependenciesMeta: { '@openfeature/server-sdk': { optional: true } },
     publishConfig: { access: 'public' },
   };
-  writeFileSync(join(pkg, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  copyFileSync(join(root, 'docs/edge.md'), join(pkg, 'README.md'));
-  copyFileSync(join(root, 'src/provider/LICENSE'), join(pkg, 'LICENSE'));
-
-  const out = outDir();
-  mkdirSync(out, { recursive: true });
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: pkg, encoding: 'utf8' }));
-  console.log(join(out, packed[0].filename));
+  writeAndPack(pkg, manifest, 'docs/edge.md');
 } finally {
   rmSync(work, { recursive: true, force: true });
-}
-
-/** `fileName`'s declarations from its own source alone (isolatedDeclarations), members marked @internal left out. */
-function declarations(fileName) {
-  const { outputText, diagnostics = [] } = ts.transpileDeclaration(readFileSync(fileName, 'utf8'), {
-    fileName,
-    reportDiagnostics: true,
-    compilerOptions: {
-      strict: true,
-      module: ts.ModuleKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      isolatedDeclarations: true,
-      stripInternal: true,
-    },
-  });
-  if (diagnostics.length > 0) {
-    const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' };
-    throw new Error(`the edge package's declarations need a type written out:\n${ts.formatDiagnostics(diagnostics, host)}`);
-  }
-  return outputText;
-}
-
-function outDir() {
-  const at = process.argv.indexOf('--out');
-  return at >= 0 && process.argv[at + 1] !== undefined ? resolve(process.argv[at + 1]) : join(root, 'dist');
 }

@@ -1,20 +1,8 @@
-// npm run pack:provider: the Flagwire OpenFeature provider (src/provider) as an npm package,
-// @flagwire/openfeature-provider, written with `npm pack` under dist/ (or the folder after `--out`,
-// as the tests do); its path is printed last.
-//
-// The package is src/provider and what it imports of Flagwire's engine (src/evaluation/engine, src/ofrep, src/targeting,
-// ...) bundled by esbuild into one ES module and one CommonJS file, with TypeBox inside: no dependency at
-// all, and none native (lmdb, uWebSockets.js and msgpackr are the server's; the build fails if one is
-// reached). @openfeature/server-sdk is a peer dependency: the application's own SDK, so the provider's
-// events and errors are the ones the application's OpenFeature sees. Types: tsc's declarations of
-// src/provider/index.ts, provider.ts and events.ts, which name nothing but the SDK's types. Its subpath
-// `/events` (src/provider/events.ts alone, for pages too) sends exposures and outcomes.
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { build } from 'esbuild';
-import ts from 'typescript';
+import { declarations, writeAndPack } from './package-parts.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const kNative = /(^|\/)node_modules\/(lmdb|@lmdb|uWebSockets\.js|uws-pack|msgpackr|msgpackr-extract|piscina|pg|pino)\//;
@@ -73,15 +61,7 @@ try {
   // exported member's inferred type), so a declaration can never silently become `any`: the pack fails.
   for (const name of ['index', 'provider', 'events']) {
     const fileName = join(root, 'src/provider', `${name}.ts`);
-    const { outputText, diagnostics = [] } = ts.transpileDeclaration(readFileSync(fileName, 'utf8'), {
-      fileName,
-      reportDiagnostics: true,
-      compilerOptions: { strict: true, module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2022, isolatedDeclarations: true },
-    });
-    if (diagnostics.length > 0) {
-      const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' };
-      throw new Error(`the provider's declarations need a type written out:\n${ts.formatDiagnostics(diagnostics, host)}`);
-    }
+    const outputText = declarations(fileName, 'the provider');
     writeFileSync(join(pkg, 'dist', `${name}.d.ts`), outputText);
     // The same declarations for require(): under NodeNext a .d.ts of this "type": "module" package
     // describes an ES module, which a CommonJS file may not require; a .d.cts describes the .cjs.
@@ -113,14 +93,7 @@ try {
     peerDependencies: { '@openfeature/server-sdk': '^1.13.0' },
     publishConfig: { access: 'public' },
   };
-  writeFileSync(join(pkg, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  copyFileSync(join(root, 'docs/provider.md'), join(pkg, 'README.md'));
-  copyFileSync(join(root, 'src/provider/LICENSE'), join(pkg, 'LICENSE'));
-
-  const out = outDir();
-  mkdirSync(out, { recursive: true });
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: pkg, encoding: 'utf8' }));
-  console.log(join(out, packed[0].filename));
+  writeAndPack(pkg, manifest, 'docs/provider.md');
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -130,9 +103,4 @@ async function built(options) {
   const result = await build(options);
   if (result.warnings.length > 0) throw new Error(`esbuild warned building ${options.outfile} (above); the package is not written`);
   return result;
-}
-
-function outDir() {
-  const at = process.argv.indexOf('--out');
-  return at >= 0 && process.argv[at + 1] !== undefined ? resolve(process.argv[at + 1]) : join(root, 'dist');
 }
